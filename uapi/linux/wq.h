@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * wq: Kubernetes client-go's util/workqueue as a kernel module.
+ *
+ * The ioctl ABI of /dev/wq. Userspace normally uses libwq (wq.h) instead.
+ *
+ * Conventions (Documentation/driver-api/ioctl.rst, botching-up-ioctls.rst):
+ * - Every command carries its argument size in the command number
+ *   (_IOC_SIZE). The kernel accepts any size from the first version of a
+ *   struct up to its own: a shorter struct is zero-extended, a longer one
+ *   must have a zero tail (else -E2BIG). Structs only ever grow at the end.
+ * - Fixed-width fields, natural alignment, no implicit padding; user
+ *   pointers travel as __u64. Every unknown flag bit and every reserved field
+ *   must be zero, or the call fails with -EINVAL and changes nothing.
+ * - Unknown commands fail with -ENOTTY. Time is CLOCK_MONOTONIC nanoseconds;
+ *   deadlines are absolute, so a call restarted after a signal does not
+ *   wait longer than asked.
+ */
+#ifndef _UAPI_LINUX_WQ_H
+#define _UAPI_LINUX_WQ_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define WQ_KEY_MAX		4096	/* longest key, in bytes */
+#define WQ_NAME_MAX		64	/* queue name buffer, NUL included */
+#define WQ_LIMITER_TERMS_MAX	8	/* limiters in one max-of list */
+
+/* deadline_ns value that never expires */
+#define WQ_DEADLINE_NONE	(~(__u64)0)
+
+/* Rate limiter kinds (struct wq_limiter_term.kind); see libwq.md. */
+enum {
+	WQ_LIMITER_EXPONENTIAL	= 1,	/* arg0 base ns, arg1 max ns */
+	WQ_LIMITER_BUCKET	= 2,	/* arg0 rate in events per 10^9 s, arg1 burst */
+	WQ_LIMITER_FASTSLOW	= 3,	/* arg0 fast ns, arg1 slow ns, count N */
+	WQ_LIMITER_MAXWAIT	= 4,	/* arg0 max ns: caps the final delay */
+};
+
+/**
+ * struct wq_limiter_term - one rate limiter of a max-of list
+ * @kind: WQ_LIMITER_*
+ * @count: fast attempts (FASTSLOW); 0 for the other kinds
+ * @arg0: first parameter (see the kinds)
+ * @arg1: second parameter (see the kinds); 0 where unused
+ */
+struct wq_limiter_term {
+	__u32 kind;
+	__u32 count;
+	__u64 arg0;
+	__u64 arg1;
+};
+
+/**
+ * struct wq_limiter - a queue's rate limiter: the maximum over its terms
+ * @nr_terms: number of valid @terms; 0 means no delay ("none")
+ * @reserved: must be 0
+ * @terms: the limiters; unused terms must be all zero
+ */
+struct wq_limiter {
+	__u32 nr_terms;
+	__u32 reserved;
+	struct wq_limiter_term terms[WQ_LIMITER_TERMS_MAX];
+};
+
+/**
+ * struct wq_create - WQ_IOC_CREATE: create a named queue, bind this fd to it
+ * @flags: must be 0
+ * @max_items: most distinct keys held at once; 0 means the module default
+ * @mode: permission bits (07777 & ~umask applied by libwq); 0 means 0600
+ * @reserved: must be 0
+ * @name: [A-Za-z0-9._-]{1,63}, NUL-terminated, zero-padded
+ * @limiter: the rate limiter of the queue
+ */
+struct wq_create {
+	__u32 flags;
+	__u32 max_items;
+	__u32 mode;
+	__u32 reserved;
+	char name[WQ_NAME_MAX];
+	struct wq_limiter limiter;
+};
+
+/**
+ * struct wq_name - WQ_IOC_OPEN and WQ_IOC_DESTROY argument
+ * @flags: must be 0
+ * @reserved: must be 0
+ * @name: queue name, NUL-terminated, zero-padded
+ */
+struct wq_name {
+	__u32 flags;
+	__u32 reserved;
+	char name[WQ_NAME_MAX];
+};
+
+#define WQ_ADD_RATE_LIMITED	(1U << 0)	/* delay from the limiter */
+
+/**
+ * struct wq_add - WQ_IOC_ADD: Add, AddAfter and AddRateLimited
+ * @flags: WQ_ADD_*
+ * @key_len: 1..WQ_KEY_MAX
+ * @key: user pointer to the key bytes
+ * @delay_ns: in: the delay (0 adds at once; must be 0 with
+ *	WQ_ADD_RATE_LIMITED); out: the delay used
+ */
+struct wq_add {
+	__u32 flags;
+	__u32 key_len;
+	__u64 key;
+	__u64 delay_ns;
+};
+
+#define WQ_GET_NONBLOCK		(1U << 0)	/* -EAGAIN instead of waiting */
+#define WQ_GET_DETACH		(1U << 1)	/* key not returned on close */
+
+/**
+ * struct wq_get - WQ_IOC_GET: take the head key and mark it processing
+ * @flags: WQ_GET_*
+ * @key_len: out: length of the key; with -EMSGSIZE the length needed
+ * @buf: user pointer to the buffer for the key
+ * @buf_cap: size of @buf
+ * @reserved: must be 0
+ * @deadline_ns: absolute CLOCK_MONOTONIC time to give up (-ETIMEDOUT);
+ *	WQ_DEADLINE_NONE waits without limit
+ *
+ * A key taken by a handle is put back on the queue when the handle is
+ * closed before the key is done, unless WQ_GET_DETACH was given (for tools
+ * such as wqctl, whose process exits between get and done).
+ */
+struct wq_get {
+	__u32 flags;
+	__u32 key_len;
+	__u64 buf;
+	__u32 buf_cap;
+	__u32 reserved;
+	__u64 deadline_ns;
+};
+
+/**
+ * struct wq_key - WQ_IOC_DONE, WQ_IOC_FORGET, WQ_IOC_NUM_REQUEUES
+ * @flags: must be 0
+ * @key_len: 1..WQ_KEY_MAX
+ * @key: user pointer to the key bytes
+ * @value: out: the result (NUM_REQUEUES), otherwise 0
+ */
+struct wq_key {
+	__u32 flags;
+	__u32 key_len;
+	__u64 key;
+	__u64 value;
+};
+
+#define WQ_SHUTDOWN_DRAIN	(1U << 0)	/* wait until drained */
+
+/**
+ * struct wq_shutdown - WQ_IOC_SHUTDOWN: ShutDown and ShutDownWithDrain
+ * @flags: WQ_SHUTDOWN_*
+ * @reserved: must be 0
+ * @deadline_ns: with WQ_SHUTDOWN_DRAIN: absolute CLOCK_MONOTONIC time to
+ *	stop waiting (-ETIMEDOUT), or WQ_DEADLINE_NONE; otherwise 0
+ */
+struct wq_shutdown {
+	__u32 flags;
+	__u32 reserved;
+	__u64 deadline_ns;
+};
+
+/* struct wq_queue_info.state bits */
+#define WQ_STATE_SHUTTING_DOWN	(1U << 0)
+#define WQ_STATE_DRAINING	(1U << 1)	/* a drain is waiting */
+#define WQ_STATE_UNLINKED	(1U << 2)	/* name destroyed, handles open */
+
+/**
+ * struct wq_queue_info - WQ_IOC_STAT result, and one WQ_IOC_LIST entry
+ * @name: queue name
+ * @state: WQ_STATE_*
+ * @max_items: the queue's limit of distinct keys
+ * @queued: keys ready to be handed out (Len)
+ * @processing: keys handed out and not yet done
+ * @waiting: keys waiting for their AddAfter delay
+ * @dirty: processing keys that will be queued again at done
+ * @keys: distinct keys held (queued, processing or waiting)
+ * @tracked: keys with rate limiter state
+ * @uid: owner (in the caller's user namespace)
+ * @gid: group (in the caller's user namespace)
+ * @mode: permission bits
+ * @handles: open handles, userspace and kernel
+ * @adds: keys that became pending (client-go workqueue_adds_total)
+ * @retries: AddAfter calls (client-go workqueue_retries_total)
+ * @limiter: the queue's rate limiter
+ */
+struct wq_queue_info {
+	char name[WQ_NAME_MAX];
+	__u32 state;
+	__u32 max_items;
+	__u32 queued;
+	__u32 processing;
+	__u32 waiting;
+	__u32 dirty;
+	__u32 keys;
+	__u32 tracked;
+	__u32 uid;
+	__u32 gid;
+	__u32 mode;
+	__u32 handles;
+	__u64 adds;
+	__u64 retries;
+	struct wq_limiter limiter;
+};
+
+/**
+ * struct wq_list - WQ_IOC_LIST: snapshot of every named queue
+ * @flags: must be 0
+ * @entry_size: sizeof(struct wq_queue_info) as the caller knows it
+ * @count: in: capacity of @entries; out: number of entries written
+ * @total: out: number of named queues
+ * @entries: user pointer to @count entries of @entry_size bytes
+ */
+struct wq_list {
+	__u32 flags;
+	__u32 entry_size;
+	__u32 count;
+	__u32 total;
+	__u64 entries;
+};
+
+/**
+ * struct wq_module_info - WQ_IOC_MODULE_INFO: what this module supports
+ * @abi_version: WQ_ABI_VERSION of the module
+ * @key_max: WQ_KEY_MAX
+ * @max_queues: most named queues
+ * @default_max_items: max_items used when a queue is created with 0
+ * @max_items_limit: largest max_items accepted
+ * @limiter_terms_max: WQ_LIMITER_TERMS_MAX
+ * @add_flags: WQ_ADD_* bits understood
+ * @get_flags: WQ_GET_* bits understood
+ * @shutdown_flags: WQ_SHUTDOWN_* bits understood
+ * @reserved: 0
+ */
+struct wq_module_info {
+	__u32 abi_version;
+	__u32 key_max;
+	__u32 max_queues;
+	__u32 default_max_items;
+	__u32 max_items_limit;
+	__u32 limiter_terms_max;
+	__u32 add_flags;
+	__u32 get_flags;
+	__u32 shutdown_flags;
+	__u32 reserved;
+};
+
+#define WQ_ABI_VERSION		1
+
+#define WQ_IOC_MAGIC		'Y'
+
+#define WQ_IOC_MODULE_INFO	_IOR(WQ_IOC_MAGIC, 0x00, struct wq_module_info)
+#define WQ_IOC_CREATE		_IOW(WQ_IOC_MAGIC, 0x01, struct wq_create)
+#define WQ_IOC_OPEN		_IOW(WQ_IOC_MAGIC, 0x02, struct wq_name)
+#define WQ_IOC_DESTROY		_IOW(WQ_IOC_MAGIC, 0x03, struct wq_name)
+#define WQ_IOC_LIST		_IOWR(WQ_IOC_MAGIC, 0x04, struct wq_list)
+#define WQ_IOC_ADD		_IOWR(WQ_IOC_MAGIC, 0x10, struct wq_add)
+#define WQ_IOC_GET		_IOWR(WQ_IOC_MAGIC, 0x11, struct wq_get)
+#define WQ_IOC_DONE		_IOW(WQ_IOC_MAGIC, 0x12, struct wq_key)
+#define WQ_IOC_SHUTDOWN		_IOW(WQ_IOC_MAGIC, 0x13, struct wq_shutdown)
+#define WQ_IOC_STAT		_IOR(WQ_IOC_MAGIC, 0x14, struct wq_queue_info)
+#define WQ_IOC_FORGET		_IOW(WQ_IOC_MAGIC, 0x15, struct wq_key)
+#define WQ_IOC_NUM_REQUEUES	_IOWR(WQ_IOC_MAGIC, 0x16, struct wq_key)
+
+#endif /* _UAPI_LINUX_WQ_H */
