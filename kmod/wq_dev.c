@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/wq: the userspace front end. Each open file is a handle; CREATE or
+ * OPEN binds it to one named queue for the rest of its life.
+ *
+ * Every ioctl argument is validated before anything changes: unknown
+ * commands are -ENOTTY; sizes below a struct's first version -EINVAL;
+ * unknown flags, non-zero reserved fields, bad lengths and names -EINVAL;
+ * unreadable or unwritable user memory -EFAULT.
+ *
+ * Locking: h->bind_lock (mutex) serializes binding; h->q is written once
+ * under it (smp_store_release) and read locklessly (smp_load_acquire).
+ * Ioctls on a bound handle take the queue's own locks (wq_queue.h).
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/nospec.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "wq_dev.h"
+#include "wq_registry.h"
+
+/**
+ * struct wq_handle - one open file of /dev/wq
+ * @bind_lock: serializes CREATE and OPEN on this file
+ * @q: the bound queue (one reference), or NULL
+ * @holder: keys this handle got and has not done yet
+ */
+struct wq_handle {
+	struct mutex bind_lock;		/* serializes binding */
+	struct kwq *q;
+	struct kwq_holder holder;
+};
+
+static long wq_bind(struct wq_handle *h, bool create, const void *arg)
+{
+	struct kwq *q;
+	long ret;
+
+	mutex_lock(&h->bind_lock);
+	if (h->q) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (create)
+		ret = wq_registry_create(arg, &q);
+	else
+		ret = wq_registry_open(arg, &q);
+	if (ret)
+		goto out;
+	atomic_inc(&q->handles);
+	smp_store_release(&h->q, q);
+out:
+	mutex_unlock(&h->bind_lock);
+	return ret;
+}
+
+/* Deadlines: WQ_DEADLINE_NONE waits forever; others must fit a ktime_t. */
+static int wq_deadline(u64 ns, ktime_t *deadline)
+{
+	if (ns == WQ_DEADLINE_NONE) {
+		*deadline = KTIME_MAX;
+		return 0;
+	}
+	if (ns > KTIME_MAX)
+		return -EINVAL;
+	*deadline = ns;
+	return 0;
+}
+
+static int wq_check_key_len(u32 len)
+{
+	return (len < 1 || len > WQ_KEY_MAX) ? -EINVAL : 0;
+}
+
+static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	struct wq_module_info *mi = arg;
+
+	mi->abi_version = WQ_ABI_VERSION;
+	mi->key_max = WQ_KEY_MAX;
+	mi->max_queues = READ_ONCE(wq_max_queues);
+	mi->default_max_items = READ_ONCE(wq_default_max_items);
+	mi->max_items_limit = READ_ONCE(wq_max_items_limit);
+	mi->limiter_terms_max = WQ_LIMITER_TERMS_MAX;
+	mi->add_flags = 0;
+	mi->get_flags = WQ_GET_NONBLOCK | WQ_GET_DETACH;
+	mi->shutdown_flags = WQ_SHUTDOWN_DRAIN;
+	return 0;
+}
+
+static long wq_ioc_create(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	return wq_bind(h, true, arg);
+}
+
+static int wq_check_name_arg(const struct wq_name *n)
+{
+	if (n->flags || n->reserved)
+		return -EINVAL;
+	return wq_check_name(n->name);
+}
+
+static long wq_ioc_open(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	struct wq_name *n = arg;
+	int ret = wq_check_name_arg(n);
+
+	return ret ?: wq_bind(h, false, n->name);
+}
+
+static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	struct wq_name *n = arg;
+	int ret = wq_check_name_arg(n);
+
+	return ret ?: wq_registry_destroy(n->name);
+}
+
+#define WQ_QUEUE_INFO_SIZE_VER0	offsetofend(struct wq_queue_info, limiter)
+
+static long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	struct wq_list *l = arg;
+	void __user *uentries = u64_to_user_ptr(l->entries);
+	size_t esize = sizeof(struct wq_queue_info);
+	struct wq_queue_info *infos;
+	u32 i, n, cap;
+	long ret = 0;
+
+	if (l->flags || l->total || l->entry_size < WQ_QUEUE_INFO_SIZE_VER0 ||
+	    l->entry_size > PAGE_SIZE)
+		return -EINVAL;
+	cap = min(l->count, READ_ONCE(wq_max_queues));
+	infos = kvcalloc(max(cap, 1U), esize, GFP_KERNEL);
+	if (!infos)
+		return -ENOMEM;
+	n = wq_registry_list(infos, cap, &l->total);
+	for (i = 0; i < n; i++) {
+		void __user *dst = uentries + (size_t)i * l->entry_size;
+
+		if (copy_to_user(dst, &infos[i], min_t(size_t, esize,
+						       l->entry_size)) ||
+		    (l->entry_size > esize &&
+		     clear_user(dst + esize, l->entry_size - esize))) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	l->count = n;
+	kvfree(infos);
+	return ret;
+}
+
+static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	struct wq_add *a = arg;
+	struct kwq_item *item;
+
+	if (a->flags || a->delay_ns || wq_check_key_len(a->key_len))
+		return -EINVAL;
+	item = kwq_item_alloc(a->key_len, GFP_KERNEL_ACCOUNT);
+	if (!item)
+		return -ENOMEM;
+	if (copy_from_user(item->key.data, u64_to_user_ptr(a->key),
+			   a->key_len)) {
+		kwq_item_free(item);
+		return -EFAULT;
+	}
+	a->delay_ns = 0;
+	return kwq_add_item(q, item, GFP_KERNEL_ACCOUNT);
+}
+
+static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	struct wq_get *g = arg;
+	struct kwq_holder *holder = &h->holder;
+	unsigned int flags = 0;
+	u32 cap, len = 0, gen = 0;
+	ktime_t deadline;
+	void *buf = NULL;
+	long ret;
+
+	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->reserved ||
+	    g->key_len || wq_deadline(g->deadline_ns, &deadline))
+		return -EINVAL;
+	if (g->flags & WQ_GET_NONBLOCK)
+		flags |= KWQ_GET_NONBLOCK;
+	if (g->flags & WQ_GET_DETACH)
+		holder = NULL;
+	cap = min_t(u32, g->buf_cap, WQ_KEY_MAX);
+	if (cap) {
+		buf = kmalloc(cap, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
+	ret = kwq_get(q, holder, buf, cap, &len, &gen, deadline, flags);
+	g->key_len = len;
+	if (!ret && copy_to_user(u64_to_user_ptr(g->buf), buf, len)) {
+		kwq_unget(q, holder, buf, len, gen);
+		ret = -EFAULT;
+	}
+	kfree(buf);
+	return ret ?: len;
+}
+
+static void *wq_copy_key(const struct wq_key *k)
+{
+	if (k->flags || k->value || wq_check_key_len(k->key_len))
+		return ERR_PTR(-EINVAL);
+	return memdup_user(u64_to_user_ptr(k->key), k->key_len);
+}
+
+static long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	struct wq_key *k = arg;
+	void *key = wq_copy_key(k);
+	long ret;
+
+	if (IS_ERR(key))
+		return PTR_ERR(key);
+	ret = kwq_done(q, key, k->key_len);
+	kfree(key);
+	return ret;
+}
+
+static long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	void *key = wq_copy_key(arg);
+
+	if (IS_ERR(key))
+		return PTR_ERR(key);
+	/* No limiter state is kept yet: every key is already forgotten. */
+	kfree(key);
+	return 0;
+}
+
+static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	struct wq_key *k = arg;
+	void *key = wq_copy_key(k);
+
+	if (IS_ERR(key))
+		return PTR_ERR(key);
+	kfree(key);
+	k->value = 0;
+	return 0;
+}
+
+static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	struct wq_shutdown *s = arg;
+	ktime_t deadline;
+
+	if ((s->flags & ~WQ_SHUTDOWN_DRAIN) || s->reserved)
+		return -EINVAL;
+	if (!(s->flags & WQ_SHUTDOWN_DRAIN)) {
+		if (s->deadline_ns)
+			return -EINVAL;
+		kwq_shutdown(q);
+		return 0;
+	}
+	if (wq_deadline(s->deadline_ns, &deadline))
+		return -EINVAL;
+	return kwq_shutdown_with_drain(q, deadline);
+}
+
+static long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg)
+{
+	wq_registry_info(q, arg);
+	return 0;
+}
+
+typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg);
+
+/**
+ * struct wq_ioctl_op - one command of the table
+ * @cmd: the full command number
+ * @size: the kernel's struct size
+ * @min_size: the size of the struct's first version
+ * @bound: needs a handle bound to a queue (-EBADF otherwise)
+ * @fn: the handler; @arg is a kernel copy of the struct
+ */
+struct wq_ioctl_op {
+	unsigned int cmd;
+	u32 size;
+	u32 min_size;
+	bool bound;
+	wq_ioc_fn fn;
+};
+
+#define WQ_OP(_cmd, _fn, _struct, _last, _bound)			\
+	[_IOC_NR(_cmd)] = {						\
+		.cmd = _cmd,						\
+		.size = sizeof(_struct),				\
+		.min_size = offsetofend(_struct, _last),		\
+		.bound = _bound,					\
+		.fn = _fn,						\
+	}
+
+static const struct wq_ioctl_op wq_ioctl_ops[] = {
+	WQ_OP(WQ_IOC_MODULE_INFO, wq_ioc_module_info, struct wq_module_info,
+	      reserved, false),
+	WQ_OP(WQ_IOC_CREATE, wq_ioc_create, struct wq_create, limiter, false),
+	WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name, false),
+	WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name, false),
+	WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, false),
+	WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns, true),
+	WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns, true),
+	WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value, true),
+	WQ_OP(WQ_IOC_SHUTDOWN, wq_ioc_shutdown, struct wq_shutdown,
+	      deadline_ns, true),
+	WQ_OP(WQ_IOC_STAT, wq_ioc_stat, struct wq_queue_info, limiter, true),
+	WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value, true),
+	WQ_OP(WQ_IOC_NUM_REQUEUES, wq_ioc_num_requeues, struct wq_key, value,
+	      true),
+};
+
+union wq_ioctl_buf {
+	struct wq_module_info module_info;
+	struct wq_create create;
+	struct wq_name name;
+	struct wq_list list;
+	struct wq_add add;
+	struct wq_get get;
+	struct wq_key key;
+	struct wq_shutdown shutdown;
+	struct wq_queue_info info;
+};
+
+static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct wq_handle *h = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	unsigned int nr = _IOC_NR(cmd);
+	unsigned int usize = _IOC_SIZE(cmd);
+	const struct wq_ioctl_op *op;
+	union wq_ioctl_buf buf;
+	struct kwq *q = NULL;
+	long ret;
+
+	if (_IOC_TYPE(cmd) != WQ_IOC_MAGIC || nr >= ARRAY_SIZE(wq_ioctl_ops))
+		return -ENOTTY;
+	op = &wq_ioctl_ops[array_index_nospec(nr, ARRAY_SIZE(wq_ioctl_ops))];
+	if (!op->fn || _IOC_DIR(cmd) != _IOC_DIR(op->cmd))
+		return -ENOTTY;
+	if (usize < op->min_size)
+		return -EINVAL;
+	if (op->bound) {
+		q = smp_load_acquire(&h->q);
+		if (!q)
+			return -EBADF;
+	}
+
+	memset(&buf, 0, sizeof(buf));
+	if (_IOC_DIR(cmd) & _IOC_WRITE) {
+		ret = copy_struct_from_user(&buf, op->size, uarg, usize);
+		if (ret)
+			return ret;
+	}
+	/*
+	 * Commands that change state and report back: make sure the result
+	 * can be written before changing anything.
+	 */
+	if ((_IOC_DIR(cmd) & _IOC_READ) && (_IOC_DIR(cmd) & _IOC_WRITE) &&
+	    copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
+		return -EFAULT;
+
+	if (op->cmd == WQ_IOC_GET && (file->f_flags & O_NONBLOCK))
+		buf.get.flags |= WQ_GET_NONBLOCK;
+	ret = op->fn(h, q, &buf);
+
+	/* -EMSGSIZE from GET reports the key length needed. */
+	if ((_IOC_DIR(cmd) & _IOC_READ) && (ret >= 0 || ret == -EMSGSIZE)) {
+		if (copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
+			return -EFAULT;
+		if (usize > op->size &&
+		    clear_user(uarg + op->size, usize - op->size))
+			return -EFAULT;
+	}
+	return ret;
+}
+
+static __poll_t wq_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct wq_handle *h = file->private_data;
+	struct kwq *q = smp_load_acquire(&h->q);
+
+	if (!q)
+		return EPOLLERR;
+	poll_wait(file, &q->getters, pt);
+	return kwq_poll_mask(q);
+}
+
+static int wq_open(struct inode *inode, struct file *file)
+{
+	struct wq_handle *h;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
+	if (!h)
+		return -ENOMEM;
+	mutex_init(&h->bind_lock);
+	kwq_holder_init(&h->holder);
+	file->private_data = h;
+	return nonseekable_open(inode, file);
+}
+
+static int wq_release(struct inode *inode, struct file *file)
+{
+	struct wq_handle *h = file->private_data;
+	struct kwq *q = h->q;
+
+	if (q) {
+		kwq_holder_release(q, &h->holder);
+		atomic_dec(&q->handles);
+		kwq_put(q);
+	}
+	mutex_destroy(&h->bind_lock);
+	kfree(h);
+	return 0;
+}
+
+static const struct file_operations wq_fops = {
+	.owner = THIS_MODULE,
+	.open = wq_open,
+	.release = wq_release,
+	.unlocked_ioctl = wq_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.poll = wq_poll,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice wq_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "wq",
+	.fops = &wq_fops,
+	.mode = 0666,
+};
+
+/**
+ * wq_dev_init() - register /dev/wq
+ *
+ * Return: 0 or a negative errno.
+ */
+int wq_dev_init(void)
+{
+	return misc_register(&wq_misc);
+}
+
+/**
+ * wq_dev_exit() - unregister /dev/wq (no file can be open: they pin us)
+ */
+void wq_dev_exit(void)
+{
+	misc_deregister(&wq_misc);
+}

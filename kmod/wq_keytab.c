@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Key table: see wq_keytab.h for the design and the locking rules.
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "wq_keytab.h"
+
+/* Old buckets moved per insert or remove while a migration is running. */
+#define KWQ_MIGRATE_BATCH	8
+
+static struct hlist_head *kwq_bucket(struct hlist_head *table,
+				     unsigned int shift, u64 hash)
+{
+	return &table[hash & ((1ULL << shift) - 1)];
+}
+
+/**
+ * kwq_keytab_alloc_buckets() - allocate an empty bucket array
+ * @shift: log2 of the number of buckets
+ * @gfp: allocation flags
+ *
+ * Context: any context allowed by @gfp; no lock needed.
+ * Return: the array, or NULL.
+ */
+struct hlist_head *kwq_keytab_alloc_buckets(unsigned int shift, gfp_t gfp)
+{
+	struct hlist_head *b;
+	size_t i, n = 1UL << shift;
+
+	b = kmalloc_array(n, sizeof(*b), gfp | __GFP_NOWARN);
+	if (!b)
+		return NULL;
+	for (i = 0; i < n; i++)
+		INIT_HLIST_HEAD(&b[i]);
+	return b;
+}
+
+/**
+ * kwq_keytab_init() - set up an empty key table
+ * @kt: the table
+ * @gfp: allocation flags for the first buckets
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kwq_keytab_init(struct kwq_keytab *kt, gfp_t gfp)
+{
+	memset(kt, 0, sizeof(*kt));
+	kt->shift = KWQ_KEYTAB_MIN_SHIFT;
+	kt->buckets = kwq_keytab_alloc_buckets(kt->shift, gfp);
+	if (!kt->buckets)
+		return -ENOMEM;
+	get_random_bytes(&kt->seed, sizeof(kt->seed));
+	return 0;
+}
+
+/**
+ * kwq_keytab_destroy() - free the buckets of an empty table
+ * @kt: the table; its keys must have been removed (kwq_keytab_drain)
+ */
+void kwq_keytab_destroy(struct kwq_keytab *kt)
+{
+	WARN_ON_ONCE(kt->count);
+	kfree(kt->old);
+	kfree(kt->buckets);
+	kt->old = NULL;
+	kt->buckets = NULL;
+}
+
+/**
+ * kwq_keytab_hash() - hash of a key for this table
+ * @kt: the table (its seed)
+ * @data: key bytes
+ * @len: key length
+ *
+ * Return: the hash to store in struct kwq_key and to pass to find.
+ */
+u64 kwq_keytab_hash(const struct kwq_keytab *kt, const void *data, u32 len)
+{
+	return siphash(data, len, &kt->seed);
+}
+
+static struct kwq_key *kwq_chain_find(struct hlist_head *head, u64 hash,
+				      const void *data, u32 len)
+{
+	struct kwq_key *k;
+
+	hlist_for_each_entry(k, head, node)
+		if (k->hash == hash && k->len == len &&
+		    !memcmp(k->data, data, len))
+			return k;
+	return NULL;
+}
+
+/* Is @hash still in an old bucket that has not been moved yet? */
+static bool kwq_in_old(const struct kwq_keytab *kt, u64 hash)
+{
+	return kt->old &&
+	       (hash & ((1ULL << kt->old_shift) - 1)) >= kt->migrate_pos;
+}
+
+/**
+ * kwq_keytab_find() - look a key up
+ * @kt: the table
+ * @hash: kwq_keytab_hash() of the key
+ * @data: key bytes
+ * @len: key length
+ *
+ * Return: the stored key, or NULL.
+ */
+struct kwq_key *kwq_keytab_find(struct kwq_keytab *kt, u64 hash,
+				const void *data, u32 len)
+{
+	struct kwq_key *k;
+
+	k = kwq_chain_find(kwq_bucket(kt->buckets, kt->shift, hash), hash,
+			   data, len);
+	if (!k && kwq_in_old(kt, hash))
+		k = kwq_chain_find(kwq_bucket(kt->old, kt->old_shift, hash),
+				   hash, data, len);
+	return k;
+}
+
+/* Move up to KWQ_MIGRATE_BATCH old buckets into the current table. */
+static void kwq_migrate_step(struct kwq_keytab *kt)
+{
+	unsigned int n = 1U << kt->old_shift;
+	int budget = KWQ_MIGRATE_BATCH;
+	struct hlist_node *tmp;
+	struct kwq_key *k;
+
+	if (!kt->old)
+		return;
+	while (budget-- > 0 && kt->migrate_pos < n) {
+		struct hlist_head *head = &kt->old[kt->migrate_pos];
+
+		hlist_for_each_entry_safe(k, tmp, head, node) {
+			hlist_del(&k->node);
+			hlist_add_head(&k->node,
+				       kwq_bucket(kt->buckets, kt->shift,
+						  k->hash));
+		}
+		kt->migrate_pos++;
+	}
+	if (kt->migrate_pos == n) {
+		kfree(kt->old);
+		WRITE_ONCE(kt->old, NULL);
+	}
+}
+
+/**
+ * kwq_keytab_insert() - add a key that is not in the table yet
+ * @kt: the table
+ * @key: the key, with @key->hash set
+ */
+void kwq_keytab_insert(struct kwq_keytab *kt, struct kwq_key *key)
+{
+	hlist_add_head(&key->node, kwq_bucket(kt->buckets, kt->shift,
+					      key->hash));
+	WRITE_ONCE(kt->count, kt->count + 1);
+	kwq_migrate_step(kt);
+}
+
+/**
+ * kwq_keytab_remove() - take a key out of the table
+ * @kt: the table
+ * @key: a key stored in it
+ */
+void kwq_keytab_remove(struct kwq_keytab *kt, struct kwq_key *key)
+{
+	hlist_del_init(&key->node);
+	WRITE_ONCE(kt->count, kt->count - 1);
+	kwq_migrate_step(kt);
+}
+
+static void kwq_drain_table(struct kwq_keytab *kt, struct hlist_head *table,
+			    unsigned int shift, void (*fn)(struct kwq_key *))
+{
+	struct hlist_node *tmp;
+	struct kwq_key *k;
+	size_t i;
+
+	if (!table)
+		return;
+	for (i = 0; i < (1UL << shift); i++) {
+		hlist_for_each_entry_safe(k, tmp, &table[i], node) {
+			hlist_del_init(&k->node);
+			kt->count--;
+			fn(k);
+		}
+	}
+}
+
+/**
+ * kwq_keytab_drain() - remove every key, calling @fn on each
+ * @kt: the table
+ * @fn: called once per key after it is removed; may free it
+ */
+void kwq_keytab_drain(struct kwq_keytab *kt, void (*fn)(struct kwq_key *))
+{
+	kwq_drain_table(kt, kt->old, kt->old_shift, fn);
+	kwq_drain_table(kt, kt->buckets, kt->shift, fn);
+}
+
+/**
+ * kwq_keytab_want_grow() - should the caller allocate a bigger table?
+ * @kt: the table
+ * @shift: set to the shift of the table to allocate
+ *
+ * Lockless hint (the answer may be stale): the table holds more than two
+ * keys a bucket, is not migrating and is below its largest size.
+ *
+ * Return: true if kwq_keytab_alloc_buckets(*shift) is worth calling.
+ */
+bool kwq_keytab_want_grow(const struct kwq_keytab *kt, unsigned int *shift)
+{
+	unsigned int s = READ_ONCE(kt->shift);
+
+	if (READ_ONCE(kt->old) || s >= KWQ_KEYTAB_MAX_SHIFT)
+		return false;
+	if (READ_ONCE(kt->count) <= (2U << s))
+		return false;
+	*shift = s + 1;
+	return true;
+}
+
+/**
+ * kwq_keytab_start_grow() - switch to a bigger bucket array
+ * @kt: the table
+ * @buckets: from kwq_keytab_alloc_buckets(@shift)
+ * @shift: its size
+ *
+ * The old buckets are moved a few at a time by later inserts and removes.
+ *
+ * Return: true if the table took @buckets; false if growing is no longer
+ * needed (another caller did it), and the caller must kfree(@buckets).
+ */
+bool kwq_keytab_start_grow(struct kwq_keytab *kt, struct hlist_head *buckets,
+			   unsigned int shift)
+{
+	if (kt->old || shift != kt->shift + 1 || kt->count <= (2U << kt->shift))
+		return false;
+	WRITE_ONCE(kt->old, kt->buckets);
+	kt->old_shift = kt->shift;
+	kt->migrate_pos = 0;
+	WRITE_ONCE(kt->buckets, buckets);
+	WRITE_ONCE(kt->shift, shift);
+	kwq_migrate_step(kt);
+	return true;
+}

@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The queue: client-go's workqueue Interface. See wq_queue.h for the record
+ * states and the locking rules.
+ */
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uidgid.h>
+
+#include "wq_queue.h"
+
+static struct kmem_cache *kwq_item_cache;
+
+/**
+ * kwq_cache_init() - create the record cache
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kwq_cache_init(void)
+{
+	kwq_item_cache = kmem_cache_create("wq_item", sizeof(struct kwq_item),
+					   0, SLAB_ACCOUNT, NULL);
+	return kwq_item_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * kwq_cache_exit() - destroy the record cache; every record must be freed
+ */
+void kwq_cache_exit(void)
+{
+	kmem_cache_destroy(kwq_item_cache);
+}
+
+/**
+ * kwq_item_alloc() - allocate a record for a key of @len bytes
+ * @len: key length, 1..WQ_KEY_MAX
+ * @gfp: allocation flags
+ *
+ * The caller fills item->key.data[0..len-1].
+ *
+ * Return: the record, or NULL.
+ */
+struct kwq_item *kwq_item_alloc(u32 len, gfp_t gfp)
+{
+	struct kwq_item *item;
+
+	item = kmem_cache_zalloc(kwq_item_cache, gfp);
+	if (!item)
+		return NULL;
+	if (len > KWQ_INLINE_KEY) {
+		item->key.data = kmalloc(len, gfp);
+		if (!item->key.data) {
+			kmem_cache_free(kwq_item_cache, item);
+			return NULL;
+		}
+	} else {
+		item->key.data = item->inline_key;
+	}
+	item->key.len = len;
+	INIT_HLIST_NODE(&item->key.node);
+	INIT_LIST_HEAD(&item->link);
+	return item;
+}
+
+/**
+ * kwq_item_free() - free a record that is in no table or list
+ * @item: the record
+ */
+void kwq_item_free(struct kwq_item *item)
+{
+	if (item->key.data != item->inline_key)
+		kfree(item->key.data);
+	kmem_cache_free(kwq_item_cache, item);
+}
+
+static void kwq_item_free_key(struct kwq_key *key)
+{
+	kwq_item_free(container_of(key, struct kwq_item, key));
+}
+
+/**
+ * kwq_alloc() - allocate an empty queue with one reference
+ * @max_items: most keys held at once (> 0)
+ * @gfp: allocation flags
+ *
+ * Return: the queue, or NULL.
+ */
+struct kwq *kwq_alloc(u32 max_items, gfp_t gfp)
+{
+	struct kwq *q;
+
+	q = kzalloc(sizeof(*q), gfp);
+	if (!q)
+		return NULL;
+	if (kwq_keytab_init(&q->keys, gfp)) {
+		kfree(q);
+		return NULL;
+	}
+	spin_lock_init(&q->lock);
+	INIT_LIST_HEAD(&q->fifo);
+	init_waitqueue_head(&q->getters);
+	init_waitqueue_head(&q->drainers);
+	kref_init(&q->ref);
+	INIT_HLIST_NODE(&q->name_node);
+	q->max_items = max_items;
+	q->uid = GLOBAL_ROOT_UID;
+	q->gid = GLOBAL_ROOT_GID;
+	return q;
+}
+
+static void kwq_release(struct kref *ref)
+{
+	struct kwq *q = container_of(ref, struct kwq, ref);
+
+	kwq_keytab_drain(&q->keys, kwq_item_free_key);
+	kwq_keytab_destroy(&q->keys);
+	kfree(q);
+}
+
+/**
+ * kwq_put() - drop a reference; the last one frees the queue and its keys
+ * @q: the queue
+ *
+ * Context: any context; nobody may be waiting on the queue when the last
+ * reference goes (waiters hold references through their handles).
+ */
+void kwq_put(struct kwq *q)
+{
+	kref_put(&q->ref, kwq_release);
+}
+
+static struct kwq_item *kwq_find_locked(struct kwq *q, u64 hash,
+					const void *key, u32 len)
+{
+	struct kwq_key *k;
+
+	lockdep_assert_held(&q->lock);
+	k = kwq_keytab_find(&q->keys, hash, key, len);
+	return k ? container_of(k, struct kwq_item, key) : NULL;
+}
+
+static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	item->flags |= KWQ_ITEM_QUEUED;
+	list_add_tail(&item->link, &q->fifo);
+	q->nr_queued++;
+	wake_up(&q->getters);
+}
+
+/* The key stopped being held: forget it. */
+static void kwq_unhold_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	q->nr_held--;
+	kwq_keytab_remove(&q->keys, &item->key);
+	kwq_item_free(item);
+}
+
+static void kwq_check_drained_locked(struct kwq *q)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->nr_drainers && !q->nr_queued && !q->nr_processing)
+		wake_up_all(&q->drainers);
+}
+
+/* Grow the key table if it asks for it; only where we may sleep. */
+static void kwq_maybe_grow(struct kwq *q, gfp_t gfp)
+{
+	struct hlist_head *buckets;
+	unsigned long flags;
+	unsigned int shift;
+	bool taken;
+
+	if (!gfpflags_allow_blocking(gfp) ||
+	    !kwq_keytab_want_grow(&q->keys, &shift))
+		return;
+	buckets = kwq_keytab_alloc_buckets(shift, gfp);
+	if (!buckets)
+		return;	/* chains get longer; still correct */
+	spin_lock_irqsave(&q->lock, flags);
+	taken = kwq_keytab_start_grow(&q->keys, buckets, shift);
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (!taken)
+		kfree(buckets);
+}
+
+/* Add of a key already in the table. */
+static int kwq_add_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	if (item->flags & KWQ_ITEM_QUEUED)
+		return 0;			/* coalesced: keeps its place */
+	if (item->flags & KWQ_ITEM_PROCESSING) {
+		if (!(item->flags & KWQ_ITEM_DIRTY)) {
+			item->flags |= KWQ_ITEM_DIRTY;
+			q->nr_dirty++;
+			q->adds++;
+		}
+		return 0;			/* queued again at done */
+	}
+	q->adds++;
+	kwq_enqueue_locked(q, item);
+	return 0;
+}
+
+/**
+ * kwq_add_item() - Add: make a key pending
+ * @q: the queue
+ * @new: a record from kwq_item_alloc() with the key filled in; always
+ *	consumed (kept as the key's record, or freed)
+ * @gfp: how the caller may allocate (growing the key table sleeps only if
+ *	@gfp allows it)
+ *
+ * Context: any context; takes and releases q->lock.
+ * Return: 0 if the key is pending afterwards (newly queued, coalesced with
+ * a queued copy, or marked dirty while processing); -ESHUTDOWN once the
+ * queue is shutting down; -EAGAIN if a new key would exceed max_items.
+ */
+int kwq_add_item(struct kwq *q, struct kwq_item *new, gfp_t gfp)
+{
+	struct kwq_item *item;
+	unsigned long flags;
+	int ret;
+
+	new->key.hash = kwq_keytab_hash(&q->keys, new->key.data, new->key.len);
+	kwq_maybe_grow(q, gfp);
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->shutting_down) {
+		ret = -ESHUTDOWN;
+		goto unlock;
+	}
+	item = kwq_find_locked(q, new->key.hash, new->key.data, new->key.len);
+	if (!item) {
+		if (q->nr_held >= q->max_items) {
+			ret = -EAGAIN;
+			goto unlock;
+		}
+		kwq_keytab_insert(&q->keys, &new->key);
+		q->nr_held++;
+		item = new;
+		new = NULL;
+	}
+	ret = kwq_add_locked(q, item);
+unlock:
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (new)
+		kwq_item_free(new);
+	return ret;
+}
+
+struct kwq_take {
+	struct kwq_holder *holder;
+	void *buf;
+	u32 cap;
+	u32 len;
+	u32 gen;
+};
+
+/* Take the head key: 0, -EMSGSIZE, -ESHUTDOWN, or -EAGAIN (empty). */
+static int kwq_take_locked(struct kwq *q, struct kwq_take *t)
+{
+	struct kwq_item *item;
+
+	lockdep_assert_held(&q->lock);
+	item = list_first_entry_or_null(&q->fifo, struct kwq_item, link);
+	if (!item)
+		return q->shutting_down ? -ESHUTDOWN : -EAGAIN;
+	t->len = item->key.len;
+	if (item->key.len > t->cap)
+		return -EMSGSIZE;		/* it stays queued */
+	memcpy(t->buf, item->key.data, item->key.len);
+
+	list_del_init(&item->link);
+	q->nr_queued--;
+	item->flags = (item->flags & ~KWQ_ITEM_QUEUED) | KWQ_ITEM_PROCESSING;
+	q->nr_processing++;
+	item->holder = t->holder;
+	if (t->holder)
+		list_add_tail(&item->link, &t->holder->held);
+	t->gen = ++item->gen;
+	return 0;
+}
+
+typedef int (*kwq_check_fn)(struct kwq *q, void *arg);
+
+/*
+ * Sleep on @wqh until @check (called under q->lock) returns anything but
+ * -EAGAIN, the absolute CLOCK_MONOTONIC @deadline passes (-ETIMEDOUT;
+ * KTIME_MAX never does) or a signal comes (-ERESTARTSYS).
+ */
+static int kwq_wait(struct kwq *q, struct wait_queue_head *wqh,
+		    bool exclusive, ktime_t deadline, unsigned int state,
+		    kwq_check_fn check, void *arg)
+{
+	unsigned long flags;
+	DEFINE_WAIT(wait);
+	int ret;
+
+	for (;;) {
+		if (exclusive)
+			prepare_to_wait_exclusive(wqh, &wait, state);
+		else
+			prepare_to_wait(wqh, &wait, state);
+
+		spin_lock_irqsave(&q->lock, flags);
+		ret = check(q, arg);
+		spin_unlock_irqrestore(&q->lock, flags);
+		if (ret != -EAGAIN)
+			break;
+		if (signal_pending_state(state, current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		if (deadline == KTIME_MAX) {
+			schedule();
+			continue;
+		}
+		if (ktime_compare(ktime_get(), deadline) >= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		schedule_hrtimeout_range_clock(&deadline, current->timer_slack_ns,
+					       HRTIMER_MODE_ABS,
+					       CLOCK_MONOTONIC);
+	}
+	finish_wait(wqh, &wait);
+	return ret;
+}
+
+static int kwq_check_take(struct kwq *q, void *arg)
+{
+	return kwq_take_locked(q, arg);
+}
+
+/**
+ * kwq_get() - Get: take the head key and mark it processing
+ * @q: the queue
+ * @holder: the handle that will own the key (it is put back on the queue
+ *	when the holder is released), or NULL for a detached key
+ * @buf: receives the key
+ * @cap: size of @buf
+ * @len: set to the key length (also with -EMSGSIZE)
+ * @gen: set to the hand-out generation (for kwq_unget()); may be NULL
+ * @deadline: absolute CLOCK_MONOTONIC time to give up, or KTIME_MAX
+ * @flags: KWQ_GET_*
+ *
+ * Keys queued before a shutdown are still handed out; -ESHUTDOWN comes
+ * once the queue is shutting down and empty.
+ *
+ * Context: process context; sleeps unless KWQ_GET_NONBLOCK.
+ * Return: 0; -EAGAIN (KWQ_GET_NONBLOCK and nothing queued); -ETIMEDOUT;
+ * -ERESTARTSYS (signal); -EMSGSIZE (@cap too small; the key stays queued);
+ * -ESHUTDOWN.
+ */
+int kwq_get(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
+	    u32 *len, u32 *gen, ktime_t deadline, unsigned int flags)
+{
+	struct kwq_take t = { .holder = holder, .buf = buf, .cap = cap };
+	unsigned int state = (flags & KWQ_GET_KILLABLE) ? TASK_KILLABLE :
+							    TASK_INTERRUPTIBLE;
+	unsigned long irqflags;
+	int ret;
+
+	if (flags & KWQ_GET_NONBLOCK) {
+		spin_lock_irqsave(&q->lock, irqflags);
+		ret = kwq_take_locked(q, &t);
+		spin_unlock_irqrestore(&q->lock, irqflags);
+	} else {
+		might_sleep();
+		ret = kwq_wait(q, &q->getters, true, deadline, state,
+			       kwq_check_take, &t);
+		/*
+		 * An exclusive waiter that was woken for a key but leaves
+		 * without it passes the wake-up on, so the key is not
+		 * stranded while other consumers sleep.
+		 */
+		if (ret && ret != -ESHUTDOWN && READ_ONCE(q->nr_queued))
+			wake_up(&q->getters);
+	}
+	*len = t.len;
+	if (gen)
+		*gen = t.gen;
+	return ret;
+}
+
+/**
+ * kwq_unget() - undo a kwq_get() whose key could not be delivered
+ * @q: the queue
+ * @holder: the holder given to kwq_get()
+ * @key: the key
+ * @len: its length
+ * @gen: the generation kwq_get() returned
+ *
+ * Puts the key back at the head of the queue if it is still processing
+ * from that very get (not done, not handed out again since).
+ *
+ * Context: any context.
+ */
+void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,
+	       u32 len, u32 gen)
+{
+	u64 hash = kwq_keytab_hash(&q->keys, key, len);
+	struct kwq_item *item;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	item = kwq_find_locked(q, hash, key, len);
+	if (item && (item->flags & KWQ_ITEM_PROCESSING) &&
+	    item->holder == holder && item->gen == gen) {
+		list_del_init(&item->link);
+		item->holder = NULL;
+		if (item->flags & KWQ_ITEM_DIRTY)
+			q->nr_dirty--;
+		item->flags &= ~(KWQ_ITEM_PROCESSING | KWQ_ITEM_DIRTY);
+		q->nr_processing--;
+		item->flags |= KWQ_ITEM_QUEUED;
+		list_add(&item->link, &q->fifo);
+		q->nr_queued++;
+		wake_up(&q->getters);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/* End processing of @item: queue it again if dirty, else forget it. */
+static void kwq_finish_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	list_del_init(&item->link);
+	item->holder = NULL;
+	item->flags &= ~KWQ_ITEM_PROCESSING;
+	q->nr_processing--;
+	if (item->flags & KWQ_ITEM_DIRTY) {
+		item->flags &= ~KWQ_ITEM_DIRTY;
+		q->nr_dirty--;
+		kwq_enqueue_locked(q, item);
+	} else {
+		kwq_unhold_locked(q, item);
+	}
+	kwq_check_drained_locked(q);
+}
+
+/**
+ * kwq_done() - Done: end processing of a key
+ * @q: the queue
+ * @key: the key
+ * @len: its length
+ *
+ * If the key was added while processing, it goes to the tail of the queue
+ * (also after shutdown). Any handle may end any key's processing.
+ *
+ * Context: any context.
+ * Return: 0, or -ENOENT if the key is not being processed (a stray done
+ * never duplicates a key).
+ */
+int kwq_done(struct kwq *q, const void *key, u32 len)
+{
+	u64 hash = kwq_keytab_hash(&q->keys, key, len);
+	struct kwq_item *item;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&q->lock, flags);
+	item = kwq_find_locked(q, hash, key, len);
+	if (item && (item->flags & KWQ_ITEM_PROCESSING))
+		kwq_finish_locked(q, item);
+	else
+		ret = -ENOENT;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return ret;
+}
+
+/**
+ * kwq_len() - Len: number of queued keys
+ * @q: the queue
+ *
+ * Context: any context.
+ * Return: keys ready to be handed out (not processing, not waiting).
+ */
+unsigned int kwq_len(struct kwq *q)
+{
+	return READ_ONCE(q->nr_queued);
+}
+
+/**
+ * kwq_shutdown() - ShutDown: refuse new keys, wake every waiter
+ * @q: the queue
+ *
+ * Queued keys are still handed out. Every drain waiting at this moment
+ * returns -ECANCELED. Idempotent.
+ *
+ * Context: any context.
+ */
+void kwq_shutdown(struct kwq *q)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	q->shutting_down = true;
+	q->drain_cancel++;
+	spin_unlock_irqrestore(&q->lock, flags);
+	wake_up_all(&q->getters);
+	wake_up_all(&q->drainers);
+}
+
+struct kwq_drain {
+	unsigned int cancel;
+};
+
+static int kwq_check_drained(struct kwq *q, void *arg)
+{
+	struct kwq_drain *d = arg;
+
+	if (!q->nr_queued && !q->nr_processing)
+		return 0;
+	if (q->drain_cancel != d->cancel)
+		return -ECANCELED;
+	return -EAGAIN;
+}
+
+/**
+ * kwq_shutdown_with_drain() - ShutDownWithDrain: shut down, then wait
+ * until nothing is queued and nothing is processing
+ * @q: the queue
+ * @deadline: absolute CLOCK_MONOTONIC time to stop waiting, or KTIME_MAX
+ *
+ * Consumers keep taking the queued keys meanwhile. Unlike client-go, the
+ * keys still queued are waited for too (kubernetes/kubernetes#141079).
+ *
+ * Context: process context; sleeps.
+ * Return: 0 once drained; -ETIMEDOUT; -ECANCELED if a plain shutdown cut
+ * the wait short; -ERESTARTSYS on a signal.
+ */
+int kwq_shutdown_with_drain(struct kwq *q, ktime_t deadline)
+{
+	struct kwq_drain d;
+	unsigned long flags;
+	int ret;
+
+	might_sleep();
+	spin_lock_irqsave(&q->lock, flags);
+	q->shutting_down = true;
+	d.cancel = q->drain_cancel;
+	q->nr_drainers++;
+	spin_unlock_irqrestore(&q->lock, flags);
+	wake_up_all(&q->getters);
+
+	ret = kwq_wait(q, &q->drainers, false, deadline, TASK_INTERRUPTIBLE,
+		       kwq_check_drained, &d);
+
+	spin_lock_irqsave(&q->lock, flags);
+	q->nr_drainers--;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return ret;
+}
+
+/**
+ * kwq_shutting_down() - ShuttingDown
+ * @q: the queue
+ *
+ * Context: any context.
+ * Return: true once the queue is shutting down.
+ */
+bool kwq_shutting_down(struct kwq *q)
+{
+	return READ_ONCE(q->shutting_down);
+}
+
+/**
+ * kwq_poll_mask() - readiness for poll(): EPOLLIN when a key is queued,
+ * EPOLLHUP when the queue is shutting down and empty
+ * @q: the queue
+ *
+ * Return: the poll mask.
+ */
+__poll_t kwq_poll_mask(struct kwq *q)
+{
+	if (READ_ONCE(q->nr_queued))
+		return EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(q->shutting_down))
+		return EPOLLHUP;
+	return 0;
+}
+
+/**
+ * kwq_holder_init() - prepare a holder (one per handle)
+ * @holder: the holder
+ */
+void kwq_holder_init(struct kwq_holder *holder)
+{
+	INIT_LIST_HEAD(&holder->held);
+}
+
+/**
+ * kwq_holder_release() - put every key the holder is processing back on
+ * the queue (at the tail, dirty or not; also after shutdown)
+ * @q: the queue
+ * @holder: the holder; empty afterwards
+ *
+ * Context: any context.
+ */
+void kwq_holder_release(struct kwq *q, struct kwq_holder *holder)
+{
+	struct kwq_item *item, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	list_for_each_entry_safe(item, tmp, &holder->held, link) {
+		list_del_init(&item->link);
+		item->holder = NULL;
+		if (item->flags & KWQ_ITEM_DIRTY)
+			q->nr_dirty--;
+		item->flags &= ~(KWQ_ITEM_PROCESSING | KWQ_ITEM_DIRTY);
+		q->nr_processing--;
+		kwq_enqueue_locked(q, item);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/**
+ * kwq_fill_info() - the counters of a queue, for WQ_IOC_STAT and LIST
+ * @q: the queue
+ * @info: filled in, except @info->name, uid, gid and mode
+ *
+ * Context: any context.
+ */
+void kwq_fill_info(struct kwq *q, struct wq_queue_info *info)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (q->shutting_down)
+		info->state |= WQ_STATE_SHUTTING_DOWN;
+	if (q->nr_drainers)
+		info->state |= WQ_STATE_DRAINING;
+	info->max_items = q->max_items;
+	info->queued = q->nr_queued;
+	info->processing = q->nr_processing;
+	info->dirty = q->nr_dirty;
+	info->keys = q->nr_held;
+	info->adds = q->adds;
+	info->retries = q->retries;
+	spin_unlock_irqrestore(&q->lock, flags);
+	info->handles = atomic_read(&q->handles);
+	info->limiter = q->limiter;
+}

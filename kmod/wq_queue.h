@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The queue: client-go's workqueue Interface (queue.go) in the kernel.
+ *
+ * One record per key (struct kwq_item) in the key table; its state says
+ * where it is:
+ *
+ *   flags                  client-go                  lists
+ *   QUEUED                 in queue and dirty         q->fifo
+ *   PROCESSING             in processing              holder->held, or none
+ *   PROCESSING|DIRTY       processing and dirty       holder->held, or none
+ *
+ * A key is queued at most once and handed to at most one consumer; a key
+ * added while it is processing becomes DIRTY and is queued again by done.
+ * A record lives while its key is held (queued or processing) and is freed
+ * when the key stops being held.
+ *
+ * Locking:
+ * - q->lock (spinlock_t) protects every field of the queue marked "[L]" and
+ *   every record of the queue, including holder->held lists. It is taken
+ *   with spin_lock_irqsave(), so the queue may be fed from any context
+ *   (hardirq, softirq, under other spinlocks), and is never held across
+ *   anything that sleeps or touches user memory.
+ * - Order: wq_registry_lock (mutex) -> q->lock -> the wait queue locks of
+ *   q->getters and q->drainers (taken by wake_up() under q->lock).
+ * - Consumers sleep on q->getters (exclusive: one new key wakes one
+ *   consumer; shutdown wakes all); drain waiters on q->drainers.
+ * - Memory: records come from a SLAB_ACCOUNT cache; keys, queues and tables
+ *   are allocated with the caller's gfp, GFP_KERNEL_ACCOUNT for userspace.
+ */
+#ifndef _WQ_QUEUE_H
+#define _WQ_QUEUE_H
+
+#include <linux/kref.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/poll.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+
+#include "../uapi/linux/wq.h"
+#include "wq_keytab.h"
+
+#define KWQ_ITEM_QUEUED		BIT(0)	/* on q->fifo */
+#define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, not done */
+#define KWQ_ITEM_DIRTY		BIT(2)	/* added while processing */
+#define KWQ_ITEM_HELD		(KWQ_ITEM_QUEUED | KWQ_ITEM_PROCESSING)
+
+#define KWQ_INLINE_KEY		48	/* keys up to this long live inline */
+
+struct kwq_holder;
+
+/**
+ * struct kwq_item - the record of one key
+ * @key: the key and its hash chain
+ * @link: q->fifo while QUEUED; holder->held while PROCESSING with a holder
+ * @holder: the handle that got the key, or NULL (detached, kernel)
+ * @flags: KWQ_ITEM_*
+ * @gen: bumped each time the key is handed out
+ * @inline_key: storage of short keys (@key.data points here)
+ */
+struct kwq_item {
+	struct kwq_key key;
+	struct list_head link;
+	struct kwq_holder *holder;
+	u32 flags;
+	u32 gen;
+	u8 inline_key[KWQ_INLINE_KEY];
+};
+
+/**
+ * struct kwq_holder - keys in processing that belong to one handle
+ * @held: records the handle got and has not done (under q->lock)
+ *
+ * When the handle goes away, kwq_holder_release() puts them back on the
+ * queue: a consumer that dies loses no work.
+ */
+struct kwq_holder {
+	struct list_head held;
+};
+
+/**
+ * struct kwq - a queue
+ * @lock: protects the fields marked [L] and the queue's records
+ * @keys: [L] every record, by key
+ * @fifo: [L] QUEUED records, in the order they were queued
+ * @nr_queued: [L] records on @fifo (Len)
+ * @nr_processing: [L] PROCESSING records
+ * @nr_dirty: [L] PROCESSING|DIRTY records
+ * @nr_held: [L] records QUEUED or PROCESSING (counted against @max_items)
+ * @max_items: most keys held at once
+ * @shutting_down: [L] set once by shutdown, never cleared
+ * @nr_drainers: [L] callers waiting in kwq_shutdown_with_drain()
+ * @drain_cancel: [L] bumped by each plain shutdown to cut drains short
+ * @adds: [L] keys that became pending (workqueue_adds_total)
+ * @retries: [L] AddAfter calls (workqueue_retries_total)
+ * @getters: consumers waiting for a key
+ * @drainers: drain waiters
+ * @ref: references: the registry's while named, each handle's
+ * @handles: open handles (for statistics)
+ * @name: the name; "" for an anonymous queue
+ * @name_node: entry in the registry while named (wq_registry_lock)
+ * @uid: owner
+ * @gid: group
+ * @mode: permission bits
+ * @unlinked: the name was destroyed (wq_registry_lock)
+ * @limiter: the rate limiter, as given at creation
+ */
+struct kwq {
+	spinlock_t lock;	/* see above */
+	struct kwq_keytab keys;
+	struct list_head fifo;
+	unsigned int nr_queued;
+	unsigned int nr_processing;
+	unsigned int nr_dirty;
+	unsigned int nr_held;
+	unsigned int max_items;
+	bool shutting_down;
+	unsigned int nr_drainers;
+	unsigned int drain_cancel;
+	u64 adds;
+	u64 retries;
+	wait_queue_head_t getters;
+	wait_queue_head_t drainers;
+
+	struct kref ref;
+	atomic_t handles;
+	char name[WQ_NAME_MAX];
+	struct hlist_node name_node;
+	kuid_t uid;
+	kgid_t gid;
+	umode_t mode;
+	bool unlinked;
+	struct wq_limiter limiter;
+};
+
+/* Flags of kwq_get(). */
+#define KWQ_GET_NONBLOCK	BIT(0)	/* -EAGAIN instead of waiting */
+#define KWQ_GET_KILLABLE	BIT(1)	/* only fatal signals interrupt */
+
+int kwq_cache_init(void);
+void kwq_cache_exit(void);
+
+struct kwq_item *kwq_item_alloc(u32 len, gfp_t gfp);
+void kwq_item_free(struct kwq_item *item);
+
+struct kwq *kwq_alloc(u32 max_items, gfp_t gfp);
+void kwq_put(struct kwq *q);
+
+int kwq_add_item(struct kwq *q, struct kwq_item *item, gfp_t gfp);
+int kwq_get(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
+	    u32 *len, u32 *gen, ktime_t deadline, unsigned int flags);
+void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,
+	       u32 len, u32 gen);
+int kwq_done(struct kwq *q, const void *key, u32 len);
+unsigned int kwq_len(struct kwq *q);
+void kwq_shutdown(struct kwq *q);
+int kwq_shutdown_with_drain(struct kwq *q, ktime_t deadline);
+bool kwq_shutting_down(struct kwq *q);
+__poll_t kwq_poll_mask(struct kwq *q);
+
+void kwq_holder_init(struct kwq_holder *holder);
+void kwq_holder_release(struct kwq *q, struct kwq_holder *holder);
+
+void kwq_fill_info(struct kwq *q, struct wq_queue_info *info);
+
+#endif /* _WQ_QUEUE_H */

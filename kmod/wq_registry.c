@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The registry of named queues.
+ *
+ * Locking: wq_registry_lock (mutex) protects wq_names, wq_nr_queues and
+ * each queue's name_node and unlinked; it is taken before q->lock. The
+ * registry holds one reference on every named queue.
+ *
+ * Permissions follow System V IPC (ipcperms): opening a queue needs read
+ * and write permission for the caller's class (owner, group, other);
+ * destroying it needs ownership. CAP_IPC_OWNER overrides both.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/hashtable.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/stringhash.h>
+
+#include "wq_registry.h"
+
+unsigned int wq_max_queues = 1024;
+module_param_named(max_queues, wq_max_queues, uint, 0644);
+MODULE_PARM_DESC(max_queues, "Most named queues (default 1024)");
+
+unsigned int wq_default_max_items = 65536;
+module_param_named(default_max_items, wq_default_max_items, uint, 0644);
+MODULE_PARM_DESC(default_max_items,
+		 "max_items of a queue created with 0 (default 65536)");
+
+unsigned int wq_max_items_limit = 1048576;
+module_param_named(max_items_limit, wq_max_items_limit, uint, 0644);
+MODULE_PARM_DESC(max_items_limit, "Largest max_items accepted (default 1M)");
+
+static DEFINE_MUTEX(wq_registry_lock);
+static DEFINE_HASHTABLE(wq_names, 8);
+static unsigned int wq_nr_queues;
+
+/**
+ * wq_check_name() - is @name a valid queue name, zero-padded?
+ * @name: [A-Za-z0-9._-]{1,63}, then NUL bytes to the end of the buffer
+ *
+ * Return: 0 or -EINVAL.
+ */
+int wq_check_name(const char name[WQ_NAME_MAX])
+{
+	size_t i, len = strnlen(name, WQ_NAME_MAX);
+
+	if (len == 0 || len == WQ_NAME_MAX)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		/* ASCII only: the kernel's isalnum() accepts Latin-1 */
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
+		    !(c >= '0' && c <= '9') && c != '.' && c != '_' && c != '-')
+			return -EINVAL;
+	}
+	for (; i < WQ_NAME_MAX; i++)
+		if (name[i])
+			return -EINVAL;
+	return 0;
+}
+
+/**
+ * wq_check_limiter() - validate a rate limiter description from userspace
+ * @lim: the description
+ *
+ * Return: 0 or -EINVAL (unknown kind, bad count or range, garbage in
+ * reserved fields or unused terms).
+ */
+int wq_check_limiter(const struct wq_limiter *lim)
+{
+	static const struct wq_limiter_term zero;
+	u32 i;
+
+	if (lim->reserved || lim->nr_terms > WQ_LIMITER_TERMS_MAX)
+		return -EINVAL;
+	for (i = 0; i < WQ_LIMITER_TERMS_MAX; i++) {
+		const struct wq_limiter_term *t = &lim->terms[i];
+
+		if (i >= lim->nr_terms) {
+			if (memcmp(t, &zero, sizeof(zero)))
+				return -EINVAL;
+			continue;
+		}
+		switch (t->kind) {
+		case WQ_LIMITER_EXPONENTIAL:
+			if (t->count || t->arg0 > KTIME_MAX ||
+			    t->arg1 > KTIME_MAX)
+				return -EINVAL;
+			break;
+		case WQ_LIMITER_BUCKET:
+			if (t->count || !t->arg0 || t->arg1 > U32_MAX)
+				return -EINVAL;
+			break;
+		case WQ_LIMITER_FASTSLOW:
+			if (t->arg0 > KTIME_MAX || t->arg1 > KTIME_MAX)
+				return -EINVAL;
+			break;
+		case WQ_LIMITER_MAXWAIT:
+			if (t->count || t->arg1 || t->arg0 > KTIME_MAX)
+				return -EINVAL;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static u32 wq_name_hash(const char *name)
+{
+	return full_name_hash(NULL, name, strlen(name));
+}
+
+static struct kwq *wq_find_locked(const char *name)
+{
+	struct kwq *q;
+
+	lockdep_assert_held(&wq_registry_lock);
+	hash_for_each_possible(wq_names, q, name_node, wq_name_hash(name))
+		if (!strcmp(q->name, name))
+			return q;
+	return NULL;
+}
+
+static bool wq_may_open(const struct kwq *q)
+{
+	kuid_t uid = current_fsuid();
+	umode_t granted = q->mode;
+
+	if (uid_eq(uid, q->uid))
+		granted >>= 6;
+	else if (in_group_p(q->gid))
+		granted >>= 3;
+	return (granted & 06) == 06 || capable(CAP_IPC_OWNER);
+}
+
+/**
+ * wq_registry_create() - create a named queue
+ * @args: the validated-by-us creation request (name, limits, mode, limiter)
+ * @qp: set to the queue, with a reference for the caller
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -EINVAL, -EEXIST, -ENOSPC (max_queues reached) or -ENOMEM.
+ */
+int wq_registry_create(const struct wq_create *args, struct kwq **qp)
+{
+	u32 max_items = args->max_items ?: READ_ONCE(wq_default_max_items);
+	struct kwq *q;
+	int ret;
+
+	if (args->flags || args->reserved || (args->mode & ~07777) ||
+	    wq_check_name(args->name) || wq_check_limiter(&args->limiter))
+		return -EINVAL;
+	if (!max_items || max_items > READ_ONCE(wq_max_items_limit))
+		return -EINVAL;
+
+	q = kwq_alloc(max_items, GFP_KERNEL_ACCOUNT);
+	if (!q)
+		return -ENOMEM;
+	memcpy(q->name, args->name, WQ_NAME_MAX);
+	q->uid = current_fsuid();
+	q->gid = current_fsgid();
+	q->mode = args->mode ?: 0600;
+	q->limiter = args->limiter;
+
+	mutex_lock(&wq_registry_lock);
+	if (wq_find_locked(q->name)) {
+		ret = -EEXIST;
+		goto err_unlock;
+	}
+	if (wq_nr_queues >= READ_ONCE(wq_max_queues)) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	kref_get(&q->ref);		/* the registry's */
+	hash_add(wq_names, &q->name_node, wq_name_hash(q->name));
+	wq_nr_queues++;
+	mutex_unlock(&wq_registry_lock);
+	*qp = q;
+	return 0;
+
+err_unlock:
+	mutex_unlock(&wq_registry_lock);
+	kwq_put(q);
+	return ret;
+}
+
+/**
+ * wq_registry_open() - find a named queue
+ * @name: validated name
+ * @qp: set to the queue, with a reference for the caller
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -ENOENT or -EACCES.
+ */
+int wq_registry_open(const char *name, struct kwq **qp)
+{
+	struct kwq *q;
+	int ret = 0;
+
+	mutex_lock(&wq_registry_lock);
+	q = wq_find_locked(name);
+	if (!q)
+		ret = -ENOENT;
+	else if (!wq_may_open(q))
+		ret = -EACCES;
+	else
+		kref_get(&q->ref);
+	mutex_unlock(&wq_registry_lock);
+	if (!ret)
+		*qp = q;
+	return ret;
+}
+
+static void wq_unlink_locked(struct kwq *q)
+{
+	lockdep_assert_held(&wq_registry_lock);
+	hash_del(&q->name_node);
+	q->unlinked = true;
+	wq_nr_queues--;
+}
+
+/**
+ * wq_registry_destroy() - unlink a name; open handles keep the queue
+ * @name: validated name
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -ENOENT, or -EACCES (not the owner).
+ */
+int wq_registry_destroy(const char *name)
+{
+	struct kwq *q;
+
+	mutex_lock(&wq_registry_lock);
+	q = wq_find_locked(name);
+	if (!q) {
+		mutex_unlock(&wq_registry_lock);
+		return -ENOENT;
+	}
+	if (!uid_eq(current_fsuid(), q->uid) && !capable(CAP_IPC_OWNER)) {
+		mutex_unlock(&wq_registry_lock);
+		return -EACCES;
+	}
+	wq_unlink_locked(q);
+	mutex_unlock(&wq_registry_lock);
+	kwq_put(q);			/* the registry's reference */
+	return 0;
+}
+
+/**
+ * wq_registry_info() - everything WQ_IOC_STAT reports about a queue
+ * @q: the queue
+ * @info: zeroed by the caller, filled in
+ *
+ * Context: process context.
+ */
+void wq_registry_info(struct kwq *q, struct wq_queue_info *info)
+{
+	struct user_namespace *ns = current_user_ns();
+
+	memcpy(info->name, q->name, WQ_NAME_MAX);
+	info->uid = from_kuid_munged(ns, q->uid);
+	info->gid = from_kgid_munged(ns, q->gid);
+	info->mode = q->mode;
+	if (READ_ONCE(q->unlinked))
+		info->state |= WQ_STATE_UNLINKED;
+	kwq_fill_info(q, info);
+}
+
+/**
+ * wq_registry_list() - snapshot of the named queues
+ * @infos: room for @cap zeroed entries
+ * @cap: capacity of @infos
+ * @total: set to the number of named queues
+ *
+ * Context: process context; sleeps.
+ * Return: the number of entries filled in.
+ */
+int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
+{
+	struct kwq *q;
+	u32 n = 0;
+	int bkt;
+
+	mutex_lock(&wq_registry_lock);
+	*total = wq_nr_queues;
+	hash_for_each(wq_names, bkt, q, name_node) {
+		if (n == cap)
+			break;
+		wq_registry_info(q, &infos[n++]);
+	}
+	mutex_unlock(&wq_registry_lock);
+	return n;
+}
+
+/**
+ * wq_registry_exit() - destroy every named queue (module unload)
+ *
+ * Context: process context, no handle open (the device pins the module).
+ */
+void wq_registry_exit(void)
+{
+	struct hlist_node *tmp;
+	struct kwq *q;
+	int bkt;
+
+	mutex_lock(&wq_registry_lock);
+	hash_for_each_safe(wq_names, bkt, tmp, q, name_node) {
+		wq_unlink_locked(q);
+		kwq_put(q);
+	}
+	mutex_unlock(&wq_registry_lock);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Named queues: a module-wide registry, like POSIX message queues. A queue
+ * lives from create until destroy (and after destroy until its last handle
+ * is closed); handles find it by name.
+ */
+#ifndef _WQ_REGISTRY_H
+#define _WQ_REGISTRY_H
+
+#include "wq_queue.h"
+
+extern unsigned int wq_max_queues;
+extern unsigned int wq_default_max_items;
+extern unsigned int wq_max_items_limit;
+
+int wq_registry_create(const struct wq_create *args, struct kwq **qp);
+int wq_registry_open(const char *name, struct kwq **qp);
+int wq_registry_destroy(const char *name);
+int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total);
+void wq_registry_info(struct kwq *q, struct wq_queue_info *info);
+void wq_registry_exit(void);
+
+int wq_check_name(const char name[WQ_NAME_MAX]);
+int wq_check_limiter(const struct wq_limiter *lim);
+
+#endif /* _WQ_REGISTRY_H */

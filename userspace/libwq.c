@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libwq: the queue calls, each a thin wrapper around one /dev/wq ioctl.
+ * Every function returns >= 0 or -errno (errno is left alone on success and
+ * not used as the channel).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wq.h"
+#include "wq_internal.h"
+
+#define WQ_DEVICE "/dev/wq"
+
+/* ioctl that returns -errno; ENOTTY means fd is not a /dev/wq handle. */
+static int wq_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	int saved = errno, ret;
+
+	ret = ioctl(fd, cmd, arg);
+	if (ret < 0) {
+		ret = errno == ENOTTY ? -EBADF : -errno;
+		errno = saved;
+	}
+	return ret;
+}
+
+static int wq_open_device(void)
+{
+	int saved = errno;
+	int fd = open(WQ_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		fd = -errno;
+		errno = saved;
+	}
+	return fd;
+}
+
+static int wq_copy_name(char dst[WQ_NAME_MAX], const char *name)
+{
+	size_t len;
+
+	if (!name)
+		return -EINVAL;
+	len = strnlen(name, WQ_NAME_MAX);
+	if (len == 0 || len == WQ_NAME_MAX)
+		return -EINVAL;
+	memset(dst, 0, WQ_NAME_MAX);
+	memcpy(dst, name, len);
+	return 0;
+}
+
+/* Absolute CLOCK_MONOTONIC deadline timeout_ms from now (< 0: none). */
+static uint64_t wq_deadline(int timeout_ms)
+{
+	struct timespec ts;
+
+	if (timeout_ms < 0)
+		return WQ_DEADLINE_NONE;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec +
+	       (uint64_t)timeout_ms * 1000000ULL;
+}
+
+/* Runs a naming ioctl on a fresh /dev/wq fd; keeps the fd if asked. */
+static int wq_named(unsigned long cmd, void *arg, int keep)
+{
+	int fd, ret;
+
+	fd = wq_open_device();
+	if (fd < 0)
+		return fd;
+	ret = wq_ioctl(fd, cmd, arg);
+	if (ret < 0 || !keep) {
+		close(fd);
+		return ret < 0 ? ret : 0;
+	}
+	return fd;
+}
+
+int wq_create(const char *name, const struct wq_attr *attr)
+{
+	struct wq_create c;
+	const char *spec = attr && attr->limiter ? attr->limiter : "default";
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	ret = wq_copy_name(c.name, name);
+	if (ret)
+		return ret;
+	ret = wq_limiter_parse(spec, &c.limiter);
+	if (ret)
+		return ret;
+	if (attr) {
+		if ((uint32_t)attr->mode & ~07777U)
+			return -EINVAL;
+		c.max_items = attr->max_items;
+		c.mode = (uint32_t)attr->mode;
+	}
+	return wq_named(WQ_IOC_CREATE, &c, 1);
+}
+
+int wq_open(const char *name)
+{
+	struct wq_name n;
+	int ret;
+
+	memset(&n, 0, sizeof(n));
+	ret = wq_copy_name(n.name, name);
+	return ret ? ret : wq_named(WQ_IOC_OPEN, &n, 1);
+}
+
+int wq_destroy(const char *name)
+{
+	struct wq_name n;
+	int ret;
+
+	memset(&n, 0, sizeof(n));
+	ret = wq_copy_name(n.name, name);
+	return ret ? ret : wq_named(WQ_IOC_DESTROY, &n, 0);
+}
+
+int wq_close(int fd)
+{
+	struct wq_queue_info info;
+	int ret;
+
+	/* Only close what is a queue handle: never someone else's fd. */
+	ret = wq_ioctl(fd, WQ_IOC_STAT, &info);
+	if (ret < 0)
+		return ret == -EBADF ? -EBADF : ret;
+	return close(fd) ? -errno : 0;
+}
+
+static int wq_check_key(const void *key, size_t len)
+{
+	(void)key;
+	return (len < 1 || len > WQ_KEY_MAX) ? -EINVAL : 0;
+}
+
+static int wq_add_ex(int fd, const void *key, size_t len, uint32_t flags,
+		     uint64_t *delay_ns)
+{
+	struct wq_add a;
+	int ret = wq_check_key(key, len);
+
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.flags = flags;
+	a.key_len = (uint32_t)len;
+	a.key = (uintptr_t)key;
+	a.delay_ns = *delay_ns;
+	ret = wq_ioctl(fd, WQ_IOC_ADD, &a);
+	if (ret >= 0)
+		*delay_ns = a.delay_ns;
+	return ret < 0 ? ret : 0;
+}
+
+int wq_add(int fd, const void *key, size_t len)
+{
+	uint64_t delay = 0;
+
+	return wq_add_ex(fd, key, len, 0, &delay);
+}
+
+int wq_add_after(int fd, const void *key, size_t len, uint64_t delay_ns)
+{
+	return wq_add_ex(fd, key, len, 0, &delay_ns);
+}
+
+int wq_add_rate_limited(int fd, const void *key, size_t len,
+			uint64_t *delay_ns)
+{
+	uint64_t delay = 0;
+	int ret = wq_add_ex(fd, key, len, WQ_ADD_RATE_LIMITED, &delay);
+
+	if (ret == 0 && delay_ns)
+		*delay_ns = delay;
+	return ret;
+}
+
+static ssize_t wq_get_ex(int fd, void *buf, size_t cap, int timeout_ms,
+			 uint32_t flags)
+{
+	struct wq_get g;
+
+	memset(&g, 0, sizeof(g));
+	g.flags = flags;
+	g.buf = (uintptr_t)buf;
+	g.buf_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+	if (timeout_ms == 0)
+		g.flags |= WQ_GET_NONBLOCK;
+	else
+		g.deadline_ns = wq_deadline(timeout_ms);
+	return wq_ioctl(fd, WQ_IOC_GET, &g);
+}
+
+ssize_t wq_get(int fd, void *buf, size_t cap, int timeout_ms)
+{
+	return wq_get_ex(fd, buf, cap, timeout_ms, 0);
+}
+
+ssize_t wq_get_detached(int fd, void *buf, size_t cap, int timeout_ms)
+{
+	return wq_get_ex(fd, buf, cap, timeout_ms, WQ_GET_DETACH);
+}
+
+static int wq_key_op(int fd, unsigned long cmd, const void *key, size_t len,
+		     uint64_t *value)
+{
+	struct wq_key k;
+	int ret = wq_check_key(key, len);
+
+	if (ret)
+		return ret;
+	memset(&k, 0, sizeof(k));
+	k.key_len = (uint32_t)len;
+	k.key = (uintptr_t)key;
+	ret = wq_ioctl(fd, cmd, &k);
+	if (ret >= 0 && value)
+		*value = k.value;
+	return ret < 0 ? ret : 0;
+}
+
+int wq_done(int fd, const void *key, size_t len)
+{
+	return wq_key_op(fd, WQ_IOC_DONE, key, len, NULL);
+}
+
+int wq_forget(int fd, const void *key, size_t len)
+{
+	return wq_key_op(fd, WQ_IOC_FORGET, key, len, NULL);
+}
+
+int wq_num_requeues(int fd, const void *key, size_t len)
+{
+	uint64_t n = 0;
+	int ret = wq_key_op(fd, WQ_IOC_NUM_REQUEUES, key, len, &n);
+
+	if (ret)
+		return ret;
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+static int wq_info(int fd, struct wq_queue_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return wq_ioctl(fd, WQ_IOC_STAT, info);
+}
+
+int wq_len(int fd)
+{
+	struct wq_queue_info info;
+	int ret = wq_info(fd, &info);
+
+	if (ret < 0)
+		return ret;
+	return info.queued > INT_MAX ? INT_MAX : (int)info.queued;
+}
+
+int wq_shutting_down(int fd)
+{
+	struct wq_queue_info info;
+	int ret = wq_info(fd, &info);
+
+	if (ret < 0)
+		return ret;
+	return !!(info.state & WQ_STATE_SHUTTING_DOWN);
+}
+
+int wq_shutdown(int fd)
+{
+	struct wq_shutdown s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	ret = wq_ioctl(fd, WQ_IOC_SHUTDOWN, &s);
+	return ret < 0 ? ret : 0;
+}
+
+int wq_shutdown_with_drain(int fd, int timeout_ms)
+{
+	struct wq_shutdown s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	s.flags = WQ_SHUTDOWN_DRAIN;
+	s.deadline_ns = wq_deadline(timeout_ms);
+	ret = wq_ioctl(fd, WQ_IOC_SHUTDOWN, &s);
+	return ret < 0 ? ret : 0;
+}
+
+static void wq_stats_from_info(struct wq_stats *st,
+			       const struct wq_queue_info *info)
+{
+	memset(st, 0, sizeof(*st));
+	memcpy(st->name, info->name, WQ_NAME_MAX);
+	st->name[WQ_NAME_MAX - 1] = '\0';
+	wq_limiter_format(&info->limiter, st->limiter, sizeof(st->limiter));
+	st->queued = info->queued;
+	st->processing = info->processing;
+	st->waiting = info->waiting;
+	st->dirty = info->dirty;
+	st->keys = info->keys;
+	st->tracked = info->tracked;
+	st->max_items = info->max_items;
+	st->handles = info->handles;
+	st->uid = info->uid;
+	st->gid = info->gid;
+	st->mode = info->mode;
+	st->shutting_down = !!(info->state & WQ_STATE_SHUTTING_DOWN);
+	st->draining = !!(info->state & WQ_STATE_DRAINING);
+	st->unlinked = !!(info->state & WQ_STATE_UNLINKED);
+	st->adds = info->adds;
+	st->retries = info->retries;
+}
+
+int wq_stat(int fd, struct wq_stats *st)
+{
+	struct wq_queue_info info;
+	int ret;
+
+	if (!st)
+		return -EFAULT;
+	ret = wq_info(fd, &info);
+	if (ret < 0)
+		return ret;
+	wq_stats_from_info(st, &info);
+	return 0;
+}
+
+int wq_list(struct wq_stats *st, size_t cap)
+{
+	struct wq_queue_info *infos = NULL;
+	struct wq_list l;
+	int fd, ret;
+	uint32_t i;
+
+	if (cap && !st)
+		return -EFAULT;
+	if (cap > UINT32_MAX)
+		cap = UINT32_MAX;
+	if (cap) {
+		infos = calloc(cap, sizeof(*infos));
+		if (!infos)
+			return -ENOMEM;
+	}
+	memset(&l, 0, sizeof(l));
+	l.entry_size = sizeof(*infos);
+	l.count = (uint32_t)cap;
+	l.entries = (uintptr_t)infos;
+
+	fd = wq_open_device();
+	if (fd < 0) {
+		free(infos);
+		return fd;
+	}
+	ret = wq_ioctl(fd, WQ_IOC_LIST, &l);
+	close(fd);
+	if (ret >= 0) {
+		for (i = 0; i < l.count; i++)
+			wq_stats_from_info(&st[i], &infos[i]);
+		ret = l.total > INT_MAX ? INT_MAX : (int)l.total;
+	}
+	free(infos);
+	return ret;
+}
