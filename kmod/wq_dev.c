@@ -16,7 +16,6 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -37,6 +36,13 @@ struct wq_handle {
 	struct kwq_holder holder;
 };
 
+/* The queue of a bound handle, or NULL. */
+static struct kwq *wq_bound(struct wq_handle *h)
+{
+	/* Pairs with smp_store_release() in wq_bind(). */
+	return smp_load_acquire(&h->q);
+}
+
 static long wq_bind(struct wq_handle *h, bool create, const void *arg)
 {
 	struct kwq *q;
@@ -54,6 +60,7 @@ static long wq_bind(struct wq_handle *h, bool create, const void *arg)
 	if (ret)
 		goto out;
 	atomic_inc(&q->handles);
+	/* Publish the queue fully set up; pairs with wq_bound(). */
 	smp_store_release(&h->q, q);
 out:
 	mutex_unlock(&h->bind_lock);
@@ -295,7 +302,7 @@ struct wq_ioctl_op {
 };
 
 #define WQ_OP(_cmd, _fn, _struct, _last, _bound)			\
-	[_IOC_NR(_cmd)] = {						\
+	{								\
 		.cmd = _cmd,						\
 		.size = sizeof(_struct),				\
 		.min_size = offsetofend(_struct, _last),		\
@@ -339,20 +346,23 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	unsigned int nr = _IOC_NR(cmd);
 	unsigned int usize = _IOC_SIZE(cmd);
-	const struct wq_ioctl_op *op;
+	const struct wq_ioctl_op *op = NULL;
 	union wq_ioctl_buf buf;
 	struct kwq *q = NULL;
+	unsigned int i;
 	long ret;
 
-	if (_IOC_TYPE(cmd) != WQ_IOC_MAGIC || nr >= ARRAY_SIZE(wq_ioctl_ops))
+	if (_IOC_TYPE(cmd) != WQ_IOC_MAGIC)
 		return -ENOTTY;
-	op = &wq_ioctl_ops[array_index_nospec(nr, ARRAY_SIZE(wq_ioctl_ops))];
-	if (!op->fn || _IOC_DIR(cmd) != _IOC_DIR(op->cmd))
+	for (i = 0; i < ARRAY_SIZE(wq_ioctl_ops); i++)
+		if (_IOC_NR(wq_ioctl_ops[i].cmd) == nr)
+			op = &wq_ioctl_ops[i];
+	if (!op || _IOC_DIR(cmd) != _IOC_DIR(op->cmd))
 		return -ENOTTY;
 	if (usize < op->min_size)
 		return -EINVAL;
 	if (op->bound) {
-		q = smp_load_acquire(&h->q);
+		q = wq_bound(h);
 		if (!q)
 			return -EBADF;
 	}
@@ -389,7 +399,7 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 static __poll_t wq_poll(struct file *file, struct poll_table_struct *pt)
 {
 	struct wq_handle *h = file->private_data;
-	struct kwq *q = smp_load_acquire(&h->q);
+	struct kwq *q = wq_bound(h);
 
 	if (!q)
 		return EPOLLERR;

@@ -19,8 +19,13 @@ static struct kmem_cache *kwq_item_cache;
  */
 int kwq_cache_init(void)
 {
-	kwq_item_cache = kmem_cache_create("wq_item", sizeof(struct kwq_item),
-					   0, SLAB_ACCOUNT, NULL);
+	/* Short keys are copied from userspace straight into the record. */
+	kwq_item_cache = kmem_cache_create_usercopy("wq_item",
+						    sizeof(struct kwq_item), 0,
+						    SLAB_ACCOUNT,
+						    offsetof(struct kwq_item,
+							     inline_key),
+						    KWQ_INLINE_KEY, NULL);
 	return kwq_item_cache ? 0 : -ENOMEM;
 }
 

@@ -60,11 +60,13 @@ static const char *wq_parse_decimal(const char *s, uint64_t *ip, uint64_t *fp,
 	return s;
 }
 
-/* Parses one Go duration from s; returns the end, or NULL. */
+/* Parses one Go duration from s (NULL passes through); returns the end. */
 static const char *wq_duration(const char *s, uint64_t *ns)
 {
 	uint64_t total = 0;
 
+	if (!s)
+		return NULL;
 	if (s[0] == '0' && (s[1] == '\0' || s[1] == ':' || s[1] == ',')) {
 		*ns = 0;
 		return s + 1;
@@ -128,6 +130,8 @@ int wq_format_duration(char *buf, size_t cap, uint64_t ns)
 	size_t u;
 	int n;
 
+	if (!ns)
+		return snprintf(buf, cap, "0s");
 	for (u = 0; ns && u < sizeof(units) / sizeof(units[0]); u++)
 		if (ns % units[u].ns == 0)
 			break;
@@ -207,7 +211,7 @@ static const char *wq_term(const char *s, struct wq_limiter *lim)
 	}
 	if (IS("exponential")) {
 		s = wq_duration(wq_expect(s + len, ':'), &a);
-		s = s ? wq_duration(wq_expect(s, ':'), &b) : NULL;
+		s = wq_duration(wq_expect(s, ':'), &b);
 		return s && !wq_add_term(lim, WQ_LIMITER_EXPONENTIAL, 0, a, b) ?
 		       s : NULL;
 	}
@@ -220,7 +224,7 @@ static const char *wq_term(const char *s, struct wq_limiter *lim)
 	}
 	if (IS("fastslow")) {
 		s = wq_duration(wq_expect(s + len, ':'), &a);
-		s = s ? wq_duration(wq_expect(s, ':'), &b) : NULL;
+		s = wq_duration(wq_expect(s, ':'), &b);
 		s = s ? wq_uint(wq_expect(s, ':') ?: "", UINT32_MAX, &n) : NULL;
 		return s && !wq_add_term(lim, WQ_LIMITER_FASTSLOW, (uint32_t)n,
 					 a, b) ? s : NULL;

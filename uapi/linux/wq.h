@@ -19,6 +19,7 @@
 #ifndef _UAPI_LINUX_WQ_H
 #define _UAPI_LINUX_WQ_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -93,7 +94,7 @@ struct wq_name {
 	char name[WQ_NAME_MAX];
 };
 
-#define WQ_ADD_RATE_LIMITED	(1U << 0)	/* delay from the limiter */
+#define WQ_ADD_RATE_LIMITED	_BITUL(0)	/* delay from the limiter */
 
 /**
  * struct wq_add - WQ_IOC_ADD: Add, AddAfter and AddRateLimited
@@ -110,8 +111,8 @@ struct wq_add {
 	__u64 delay_ns;
 };
 
-#define WQ_GET_NONBLOCK		(1U << 0)	/* -EAGAIN instead of waiting */
-#define WQ_GET_DETACH		(1U << 1)	/* key not returned on close */
+#define WQ_GET_NONBLOCK		_BITUL(0)	/* -EAGAIN instead of waiting */
+#define WQ_GET_DETACH		_BITUL(1)	/* key not returned on close */
 
 /**
  * struct wq_get - WQ_IOC_GET: take the head key and mark it processing
@@ -150,7 +151,7 @@ struct wq_key {
 	__u64 value;
 };
 
-#define WQ_SHUTDOWN_DRAIN	(1U << 0)	/* wait until drained */
+#define WQ_SHUTDOWN_DRAIN	_BITUL(0)	/* wait until drained */
 
 /**
  * struct wq_shutdown - WQ_IOC_SHUTDOWN: ShutDown and ShutDownWithDrain
@@ -166,9 +167,9 @@ struct wq_shutdown {
 };
 
 /* struct wq_queue_info.state bits */
-#define WQ_STATE_SHUTTING_DOWN	(1U << 0)
-#define WQ_STATE_DRAINING	(1U << 1)	/* a drain is waiting */
-#define WQ_STATE_UNLINKED	(1U << 2)	/* name destroyed, handles open */
+#define WQ_STATE_SHUTTING_DOWN	_BITUL(0)
+#define WQ_STATE_DRAINING	_BITUL(1)	/* a drain is waiting */
+#define WQ_STATE_UNLINKED	_BITUL(2)	/* name destroyed, handles open */
 
 /**
  * struct wq_queue_info - WQ_IOC_STAT result, and one WQ_IOC_LIST entry

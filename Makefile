@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# wq: client-go's workqueue as a kernel module.
+#
+#   make demo          build, boot a Debian kernel under QEMU, show the queue
+#   make check         install what is missing, static gates, every test
+#   make               module (for KDIR), libwq, wqctl, tests
+#   make KDIR=/lib/modules/$(uname -r)/build module    build for your kernel
+#
+# The module is never loaded into the machine that builds it: tests run in
+# a QEMU guest (selftests/vm-run).
+
+# Headers of the newest Debian 6.1 kernel installed, unless KDIR is given.
+KDIR ?= $(shell ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n1)
+LINUX_SOURCE ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.12.tar.xz)))
+TOOLS := build/linux-tools
+KSFT_DIR := $(CURDIR)/$(TOOLS)/tools/testing/selftests
+
+all: module userspace selftests
+
+module:
+	@test -n "$(KDIR)" || { echo "no kernel headers: run 'make deps' or pass KDIR=..." >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 KCFLAGS=-Werror modules
+
+userspace:
+	$(MAKE) -C userspace
+
+# Files taken from Debian's linux-source package at build time (kselftest
+# harness, checkpatch); nothing from the kernel tree is kept in the repo.
+$(TOOLS)/.stamp:
+	@test -n "$(LINUX_SOURCE)" || { echo "linux-source-6.12 missing: run 'make deps'" >&2; exit 1; }
+	rm -rf $(TOOLS) && mkdir -p $(TOOLS)
+	tar -xJf $(LINUX_SOURCE) -C $(TOOLS) --strip-components=1 \
+		linux-source-6.12/tools/testing/selftests/kselftest.h \
+		linux-source-6.12/tools/testing/selftests/kselftest_harness.h \
+		linux-source-6.12/scripts/checkpatch.pl \
+		linux-source-6.12/scripts/spelling.txt \
+		linux-source-6.12/scripts/const_structs.checkpatch \
+		linux-source-6.12/scripts/kernel-doc
+	touch $@
+
+selftests: userspace $(TOOLS)/.stamp
+	$(MAKE) -C userspace tests KSFT_DIR=$(KSFT_DIR)
+	$(MAKE) -C selftests O=$(CURDIR)/build/selftests KSFT_DIR=$(KSFT_DIR)
+
+deps:
+	selftests/install-deps
+
+# Static gates: sparse, W=1, checkpatch --strict, kernel-doc, cppcheck.
+static: $(TOOLS)/.stamp
+	selftests/check --static-only
+
+check: deps
+	selftests/check
+
+check-quick: deps
+	selftests/check --lanes 6.1
+
+demo: deps
+	$(MAKE) userspace
+	selftests/vm-run --add userspace/examples/demo:/bin/demo \
+		--add userspace/wqctl:/bin/wqctl -- demo
+
+clean:
+	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	$(MAKE) -C userspace clean
+	rm -rf build
+
+.PHONY: all module userspace selftests deps static check check-quick demo clean
