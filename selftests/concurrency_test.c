@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Many producers and consumers on one queue, as threads and as processes
+ * with their own handles. A shared-memory tracker (wq_test_util.h) checks
+ * that no key is ever held by two consumers at once and that every add is
+ * followed by a get. Also: client-go Q1 (TestBasic) and Q2
+ * (TestAddWhileProcessing) with both shutdown variants, shutdown waking
+ * every blocked getter, a drain with queued and in-flight keys, and
+ * consumers killed with SIGKILL.
+ *
+ * Loop counts are small: the guest runs under QEMU TCG.
+ */
+#include <sched.h>
+
+#include "wq_test_util.h"
+
+WQT_FIXTURE(conc);
+
+/* Checks the tracker after the queue has been drained. */
+#define EXPECT_TRACKER_CLEAN(t) do {					\
+		EXPECT_EQ(0, atomic_load(&(t)->double_hold))		\
+			TH_LOG("a key was held by two consumers");	\
+		EXPECT_EQ(0, atomic_load(&(t)->bad_key));		\
+		EXPECT_EQ(0, atomic_load(&(t)->errors));		\
+		EXPECT_EQ(0, wqt_tracker_lost(t))			\
+			TH_LOG("keys added but never handed out afterwards"); \
+	} while (0)
+
+#define EXPECT_QUEUE_EMPTY(fd) do {					\
+		struct wq_stats _st;					\
+		ASSERT_EQ(0, wqt_stat(fd, &_st));			\
+		EXPECT_EQ(0U, _st.queued);				\
+		EXPECT_EQ(0U, _st.processing);				\
+		EXPECT_EQ(0U, _st.keys);				\
+	} while (0)
+
+/* ---- workers ---------------------------------------------------------- */
+
+struct worker {
+	struct wqt_tracker *t;
+	const char *name;	/* processes open their own handle by name */
+	int fd;
+	int rounds;		/* producers: adds */
+	int nkeys;		/* producers: keys 0..nkeys-1 */
+	int readd_every;	/* consumers: re-add every n-th key (0: never) */
+	int work_us;		/* consumers: time "processing" a key */
+	int64_t until_ms;	/* producers: stop at this time (0: rounds) */
+	unsigned int seed;
+	pthread_t th;
+};
+
+static void producer(struct worker *w)
+{
+	int r;
+
+	for (r = 0; w->until_ms ? wqt_now_ms() < w->until_ms : r < w->rounds; r++) {
+		if (wqt_track_add(w->t, w->fd, rand_r(&w->seed) % w->nkeys))
+			atomic_fetch_add(&w->t->errors, 1);
+		if (r % 8 == 0)
+			sched_yield();
+	}
+}
+
+/* Consumes until -ESHUTDOWN. */
+static void consumer(struct worker *w)
+{
+	int i, n = 0, r;
+
+	for (;;) {
+		i = wqt_track_get(w->t, w->fd, -1);
+		if (i == -ESHUTDOWN)
+			return;
+		if (i < 0) {
+			atomic_fetch_add(&w->t->errors, 1);
+			return;
+		}
+		if (w->readd_every && ++n % w->readd_every == 0) {
+			r = wqt_track_readd(w->t, w->fd, i);
+			if (r && r != -ESHUTDOWN)
+				atomic_fetch_add(&w->t->errors, 1);
+		}
+		if (w->work_us)
+			usleep(w->work_us);
+		else
+			sched_yield();
+		wqt_track_done(w->t, w->fd, i);
+	}
+}
+
+static void *producer_thread(void *p) { producer(p); return NULL; }
+static void *consumer_thread(void *p) { consumer(p); return NULL; }
+
+static int open_own(struct worker *w)
+{
+	w->fd = wq_open(w->name);
+	return w->fd;
+}
+
+static int producer_proc(void *p)
+{
+	if (open_own(p) < 0)
+		return 2;
+	producer(p);
+	return 0;
+}
+
+static int consumer_proc(void *p)
+{
+	if (open_own(p) < 0)
+		return 2;
+	consumer(p);
+	return 0;
+}
+
+static void *shared_workers(int n)
+{
+	return wqt_shared(n * sizeof(struct worker));
+}
+
+/* Threads: producers add at random, consumers re-add now and then; the
+ * drain waits until everything is done. */
+TEST_F(conc, threads_producers_consumers)
+{
+	enum { NP = 4, NC = 4, NKEYS = 64 };
+	struct wqt_tracker *t = wqt_tracker_new(NKEYS);
+	struct worker w[NP + NC];
+	int i;
+
+	ASSERT_NE(NULL, t);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < NP + NC; i++) {
+		w[i].t = t;
+		w[i].fd = self->fd;
+		w[i].nkeys = NKEYS;
+		w[i].rounds = 300;
+		w[i].readd_every = 3;
+		w[i].seed = i + 1;
+		ASSERT_EQ(0, pthread_create(&w[i].th, NULL,
+					    i < NP ? producer_thread : consumer_thread,
+					    &w[i]));
+	}
+	for (i = 0; i < NP; i++)
+		pthread_join(w[i].th, NULL);
+	ASSERT_EQ(0, wq_shutdown_with_drain(self->fd, 20000));
+	EXPECT_QUEUE_EMPTY(self->fd);
+	for (i = NP; i < NP + NC; i++)
+		pthread_join(w[i].th, NULL);
+	EXPECT_TRACKER_CLEAN(t);
+	EXPECT_LE(NKEYS / 2, atomic_load(&t->total_gets));
+	wqt_tracker_free(t);
+}
+
+/* Processes, each with its own handle, share one queue. */
+TEST_F_TIMEOUT(conc, processes_producers_consumers, 60)
+{
+	enum { NP = 3, NC = 3, NKEYS = 48 };
+	struct wqt_tracker *t = wqt_tracker_new(NKEYS);
+	struct worker *w = shared_workers(NP + NC);
+	pid_t pid[NP + NC];
+	int i;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_NE(NULL, w);
+	for (i = 0; i < NP + NC; i++) {
+		w[i].t = t;
+		w[i].name = self->name;
+		w[i].nkeys = NKEYS;
+		w[i].rounds = 200;
+		w[i].readd_every = 4;
+		w[i].seed = 100 + i;
+		pid[i] = wqt_spawn(i < NP ? producer_proc : consumer_proc, &w[i]);
+		ASSERT_LT(0, pid[i]);
+	}
+	for (i = 0; i < NP; i++)
+		ASSERT_EQ(0, wqt_wait_child(pid[i], 30000)) TH_LOG("producer %d", i);
+	/* plain shutdown: consumers still take every queued key */
+	ASSERT_EQ(0, wq_shutdown(self->fd));
+	for (i = NP; i < NP + NC; i++)
+		ASSERT_EQ(0, wqt_wait_child(pid[i], 30000)) TH_LOG("consumer %d", i);
+	EXPECT_QUEUE_EMPTY(self->fd);
+	EXPECT_TRACKER_CLEAN(t);
+	wqt_tracker_free(t);
+}
+
+/* A few hot keys, many consumers in threads and processes, producers
+ * hammering the same keys: a key is never handed to two at once. */
+TEST_F_TIMEOUT(conc, hot_keys_never_double_held, 60)
+{
+	enum { NP = 3, NCT = 5, NCP = 2, NKEYS = 4 };
+	struct wqt_tracker *t = wqt_tracker_new(NKEYS);
+	struct worker *w = shared_workers(NP + NCT + NCP);
+	int64_t until = wqt_now_ms() + 1500;
+	pid_t pid[NCP];
+	int i;
+
+	ASSERT_NE(NULL, t);
+	ASSERT_NE(NULL, w);
+	for (i = 0; i < NP + NCT + NCP; i++) {
+		w[i].t = t;
+		w[i].name = self->name;
+		w[i].fd = self->fd;
+		w[i].nkeys = NKEYS;
+		w[i].until_ms = until;
+		w[i].readd_every = 2;
+		w[i].seed = 7 * i + 1;
+	}
+	for (i = 0; i < NCP; i++) {
+		pid[i] = wqt_spawn(consumer_proc, &w[NP + NCT + i]);
+		ASSERT_LT(0, pid[i]);
+	}
+	for (i = 0; i < NP + NCT; i++)
+		ASSERT_EQ(0, pthread_create(&w[i].th, NULL,
+					    i < NP ? producer_thread : consumer_thread,
+					    &w[i]));
+	for (i = 0; i < NP; i++)
+		pthread_join(w[i].th, NULL);
+	ASSERT_EQ(0, wq_shutdown_with_drain(self->fd, 20000));
+	for (i = NP; i < NP + NCT; i++)
+		pthread_join(w[i].th, NULL);
+	for (i = 0; i < NCP; i++)
+		ASSERT_EQ(0, wqt_wait_child(pid[i], 10000));
+	EXPECT_QUEUE_EMPTY(self->fd);
+	EXPECT_TRACKER_CLEAN(t);
+	EXPECT_LE(NKEYS, atomic_load(&t->total_gets));
+	wqt_tracker_free(t);
+}
+
+/* ---- client-go Q1 and Q2 ------------------------------------------------- */
+
+#define AFTER_SHUTDOWN "added after shutdown!"
+
+struct basic {
+	int fd;
+	struct wqt_tracker *t;	/* keys: producers 0..NPROD-1 */
+	atomic_int saw_late;	/* the key added after shutdown was handed out */
+	atomic_int errors;
+	/* Q2 */
+	atomic_int count[64];
+	atomic_int readd_ok[64];
+};
+
+struct basic_producer {
+	struct basic *b;
+	int id;
+	pthread_t th;
+};
+
+static void *q1_producer(void *p)
+{
+	struct basic_producer *bp = p;
+	int j;
+
+	for (j = 0; j < 10; j++) {
+		if (wqt_track_add(bp->b->t, bp->b->fd, bp->id))
+			atomic_fetch_add(&bp->b->errors, 1);
+		wqt_sleep_ms(1);
+	}
+	return NULL;
+}
+
+static void *q1_consumer(void *p)
+{
+	struct basic *b = p;
+	char buf[WQ_KEY_MAX];
+	ssize_t n;
+	int i;
+
+	for (;;) {
+		n = wq_get(b->fd, buf, sizeof(buf), -1);
+		if (n == -ESHUTDOWN)
+			return NULL;
+		if (n == (ssize_t)strlen(AFTER_SHUTDOWN) &&
+		    !memcmp(buf, AFTER_SHUTDOWN, n)) {
+			atomic_store(&b->saw_late, 1);
+			wq_done(b->fd, buf, n);
+			continue;
+		}
+		i = wqt_key_index(buf, n);
+		if (n < 0 || i < 0 || i >= b->t->nkeys) {
+			atomic_fetch_add(&b->errors, 1);
+			return NULL;
+		}
+		if (atomic_exchange(&b->t->slot[i].held, 1))
+			atomic_fetch_add(&b->t->double_hold, 1);
+		atomic_store(&b->t->slot[i].pending, 0);
+		wqt_sleep_ms(3);
+		wqt_track_done(b->t, b->fd, i);
+	}
+}
+
+/*
+ * Q1 TestBasic: producers add their key repeatedly, consumers process it;
+ * after shutdown an add is refused and never handed out; at the end the
+ * queue is empty.
+ */
+static void q1_basic(struct __test_metadata *_metadata, int fd, bool drain)
+{
+	enum { NPROD = 10, NCONS = 5 };
+	struct basic *b = calloc(1, sizeof(*b));
+	struct basic_producer p[NPROD];
+	pthread_t c[NCONS];
+	int i;
+
+	ASSERT_NE(NULL, b);
+	b->fd = fd;
+	b->t = wqt_tracker_new(NPROD);
+	ASSERT_NE(NULL, b->t);
+	for (i = 0; i < NPROD; i++) {
+		p[i].b = b;
+		p[i].id = i;
+		ASSERT_EQ(0, pthread_create(&p[i].th, NULL, q1_producer, &p[i]));
+	}
+	for (i = 0; i < NCONS; i++)
+		ASSERT_EQ(0, pthread_create(&c[i], NULL, q1_consumer, b));
+	for (i = 0; i < NPROD; i++)
+		pthread_join(p[i].th, NULL);
+	ASSERT_EQ(0, drain ? wq_shutdown_with_drain(fd, 20000) : wq_shutdown(fd));
+	ASSERT_EQ(-ESHUTDOWN, wq_add(fd, AFTER_SHUTDOWN, strlen(AFTER_SHUTDOWN)));
+	for (i = 0; i < NCONS; i++)
+		pthread_join(c[i], NULL);
+	EXPECT_EQ(0, wq_len(fd));
+	EXPECT_EQ(0, atomic_load(&b->saw_late));
+	EXPECT_EQ(0, atomic_load(&b->errors));
+	EXPECT_TRACKER_CLEAN(b->t);
+	wqt_tracker_free(b->t);
+	free(b);
+}
+
+TEST_F(conc, q1_basic_shutdown)
+{
+	q1_basic(_metadata, self->fd, false);
+}
+
+TEST_F(conc, q1_basic_shutdown_with_drain)
+{
+	q1_basic(_metadata, self->fd, true);
+}
+
+static void *q2_producer(void *p)
+{
+	struct basic_producer *bp = p;
+
+	if (wqt_add_i(bp->b->fd, bp->id))
+		atomic_fetch_add(&bp->b->errors, 1);
+	return NULL;
+}
+
+static void *q2_consumer(void *p)
+{
+	struct basic *b = p;
+	int i, r;
+
+	for (;;) {
+		i = wqt_get_i(b->fd, -1);
+		if (i == -ESHUTDOWN)
+			return NULL;
+		if (i < 0 || i >= 64) {
+			atomic_fetch_add(&b->errors, 1);
+			return NULL;
+		}
+		if (atomic_fetch_add(&b->count[i], 1) + 1 < 2) {
+			r = wqt_add_i(b->fd, i);	/* processing: dirty */
+			if (r == 0)
+				atomic_fetch_add(&b->readd_ok[i], 1);
+			else if (r != -ESHUTDOWN)
+				atomic_fetch_add(&b->errors, 1);
+		}
+		if (wqt_done_i(b->fd, i))
+			atomic_fetch_add(&b->errors, 1);
+	}
+}
+
+/*
+ * Q2 TestAddWhileProcessing: consumers re-add each key once while
+ * processing it. Every re-add that succeeded gives exactly one more run,
+ * also when the done comes after shutdown.
+ */
+static void q2_add_while_processing(struct __test_metadata *_metadata, int fd,
+				    bool drain)
+{
+	enum { NPROD = 30, NCONS = 5 };
+	struct basic *b = calloc(1, sizeof(*b));
+	struct basic_producer p[NPROD];
+	pthread_t c[NCONS];
+	int i;
+
+	ASSERT_NE(NULL, b);
+	b->fd = fd;
+	for (i = 0; i < NPROD; i++) {
+		p[i].b = b;
+		p[i].id = i;
+		ASSERT_EQ(0, pthread_create(&p[i].th, NULL, q2_producer, &p[i]));
+	}
+	for (i = 0; i < NCONS; i++)
+		ASSERT_EQ(0, pthread_create(&c[i], NULL, q2_consumer, b));
+	for (i = 0; i < NPROD; i++)
+		pthread_join(p[i].th, NULL);
+	ASSERT_EQ(0, drain ? wq_shutdown_with_drain(fd, 20000) : wq_shutdown(fd));
+	for (i = 0; i < NCONS; i++)
+		pthread_join(c[i], NULL);
+	EXPECT_EQ(0, wq_len(fd));
+	EXPECT_EQ(0, atomic_load(&b->errors));
+	for (i = 0; i < NPROD; i++)
+		EXPECT_EQ(1 + atomic_load(&b->readd_ok[i]), atomic_load(&b->count[i]))
+			TH_LOG("key %d", i);
+	free(b);
+}
+
+TEST_F(conc, q2_add_while_processing_shutdown)
+{
+	q2_add_while_processing(_metadata, self->fd, false);
+}
+
+TEST_F(conc, q2_add_while_processing_shutdown_with_drain)
+{
+	q2_add_while_processing(_metadata, self->fd, true);
+}
+
+/* ---- shutdown wakes every blocked getter ------------------------------------ */
+
+struct blocked {
+	const char *name;
+	int fd;
+	int timeout_ms;
+	atomic_int returned;
+	ssize_t ret;
+	pthread_t th;
+};
+
+static void *blocked_thread(void *p)
+{
+	struct blocked *g = p;
+	char buf[64];
+
+	g->ret = wq_get(g->fd, buf, sizeof(buf), g->timeout_ms);
+	atomic_store(&g->returned, 1);
+	return NULL;
+}
+
+/* Exit 0 when the blocked get ends in -ESHUTDOWN. */
+static int blocked_proc(void *p)
+{
+	struct blocked *g = p;
+	char buf[64];
+	int fd = wq_open(g->name);
+
+	if (fd < 0)
+		return 2;
+	g->ret = wq_get(fd, buf, sizeof(buf), -1);
+	atomic_store(&g->returned, 1);
+	return g->ret == -ESHUTDOWN ? 0 : 1;
+}
+
+TEST_F(conc, shutdown_wakes_all_getters)
+{
+	enum { NT = 8, NPROC = 3 };
+	struct blocked *g = wqt_shared((NT + NPROC) * sizeof(*g));
+	pid_t pid[NPROC];
+	int fd2 = wq_open(self->name);
+	int64_t t0, end;
+	int i, n;
+
+	ASSERT_NE(NULL, g);
+	ASSERT_LE(0, fd2);
+	for (i = 0; i < NT; i++) {
+		g[i].fd = self->fd;
+		g[i].timeout_ms = i % 2 ? -1 : 60000;
+		ASSERT_EQ(0, pthread_create(&g[i].th, NULL, blocked_thread, &g[i]));
+	}
+	for (i = 0; i < NPROC; i++) {
+		g[NT + i].name = self->name;
+		pid[i] = wqt_spawn(blocked_proc, &g[NT + i]);
+		ASSERT_LT(0, pid[i]);
+	}
+	wqt_sleep_ms(500);
+	for (i = 0; i < NT + NPROC; i++)
+		ASSERT_EQ(0, atomic_load(&g[i].returned))
+			TH_LOG("getter %d returned %zd before shutdown", i, g[i].ret);
+
+	t0 = wqt_now_ms();
+	ASSERT_EQ(0, wq_shutdown(fd2));
+	end = t0 + 5000;
+	do {
+		for (i = n = 0; i < NT + NPROC; i++)
+			n += atomic_load(&g[i].returned);
+		if (n == NT + NPROC)
+			break;
+		wqt_sleep_ms(10);
+	} while (wqt_now_ms() < end);
+	ASSERT_EQ(NT + NPROC, n) TH_LOG("only %d getters woke within 5 s", n);
+	for (i = 0; i < NT; i++) {
+		pthread_join(g[i].th, NULL);
+		EXPECT_EQ(-ESHUTDOWN, g[i].ret) TH_LOG("getter %d", i);
+	}
+	for (i = 0; i < NPROC; i++)
+		EXPECT_EQ(0, wqt_wait_child(pid[i], 5000));
+	wq_close(fd2);
+}
+
+/* ---- drain with queued and in-flight keys -------------------------------- */
+
+struct slow_consumer {
+	const char *name;
+	atomic_int *dones;	/* incremented just before each wq_done */
+};
+
+static int slow_consumer_proc(void *p)
+{
+	struct slow_consumer *s = p;
+	char buf[64];
+	int fd = wq_open(s->name);
+	ssize_t n;
+
+	if (fd < 0)
+		return 2;
+	for (;;) {
+		n = wq_get(fd, buf, sizeof(buf), -1);
+		if (n == -ESHUTDOWN)
+			return 0;
+		if (n < 0)
+			return 3;
+		wqt_sleep_ms(20);
+		atomic_fetch_add(s->dones, 1);
+		if (wq_done(fd, buf, n))
+			return 4;
+	}
+}
+
+/*
+ * The drain returns only when every key, queued or in flight when it
+ * started, has been done; consumers in other processes keep taking keys.
+ */
+TEST_F(conc, drain_with_queued_and_inflight)
+{
+	enum { NKEYS = 24, NCONS = 3 };
+	atomic_int *dones = wqt_shared(sizeof(*dones));
+	struct slow_consumer s = { self->name, dones };
+	struct wq_stats st;
+	pid_t pid[NCONS];
+	int64_t end;
+	int i, r;
+
+	ASSERT_NE(NULL, dones);
+	for (i = 0; i < NKEYS; i++)
+		ASSERT_EQ(0, wqt_add_i(self->fd, i));
+	for (i = 0; i < NCONS; i++) {
+		pid[i] = wqt_spawn(slow_consumer_proc, &s);
+		ASSERT_LT(0, pid[i]);
+	}
+	end = wqt_now_ms() + 5000;
+	do {
+		ASSERT_EQ(0, wqt_stat(self->fd, &st));
+		if (st.processing)
+			break;
+		wqt_sleep_ms(2);
+	} while (wqt_now_ms() < end);
+	ASSERT_LT(0U, st.processing);
+	ASSERT_LT(0U, st.queued);
+
+	r = wq_shutdown_with_drain(self->fd, 20000);
+	ASSERT_EQ(0, r);
+	ASSERT_EQ(NKEYS, atomic_load(dones)) TH_LOG("drain returned before all dones");
+	EXPECT_QUEUE_EMPTY(self->fd);
+	for (i = 0; i < NCONS; i++)
+		EXPECT_EQ(0, wqt_wait_child(pid[i], 5000));
+}
+
+/* ---- SIGKILL ---------------------------------------------------------- */
+
+struct holder {
+	const char *name;
+	int take;		/* keys to get */
+	int detached;		/* of which the first ones detached */
+	int ready[2];		/* pipe: one byte once the keys are taken */
+};
+
+/* Takes keys, says so, then waits to be killed. */
+static int holder_proc(void *p)
+{
+	struct holder *h = p;
+	char buf[64];
+	int fd = wq_open(h->name), i;
+	ssize_t n;
+
+	if (fd < 0)
+		return 2;
+	for (i = 0; i < h->take; i++) {
+		n = i < h->detached ? wq_get_detached(fd, buf, sizeof(buf), 5000)
+				    : wq_get(fd, buf, sizeof(buf), 5000);
+		if (n < 0)
+			return 3;
+	}
+	if (write(h->ready[1], "r", 1) != 1)
+		return 4;
+	for (;;)
+		pause();
+}
+
+static pid_t start_holder(struct holder *h)
+{
+	pid_t pid;
+	char c;
+
+	if (pipe(h->ready))
+		return -1;
+	pid = wqt_spawn(holder_proc, h);
+	if (pid > 0 && read(h->ready[0], &c, 1) != 1)
+		pid = -1;
+	close(h->ready[0]);
+	close(h->ready[1]);
+	return pid;
+}
+
+/* A consumer killed while holding keys loses no work: another gets them. */
+TEST_F(conc, sigkill_holder_keys_return)
+{
+	struct holder h = { .name = self->name, .take = 3 };
+	struct wq_stats st;
+	bool seen[5] = { false };
+	pid_t pid;
+	int i, k;
+
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, wqt_add_i(self->fd, i));
+	pid = start_holder(&h);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	ASSERT_EQ(3U, st.processing);
+	ASSERT_EQ(2, wq_len(self->fd));
+	ASSERT_EQ(0, wqt_add_i(self->fd, 1));	/* key 1 becomes dirty */
+
+	wqt_kill_child(pid);
+	/* all five come back, key 1 only once */
+	for (i = 0; i < 5; i++) {
+		k = wqt_get_i(self->fd, 5000);
+		ASSERT_LE(0, k) TH_LOG("get #%d: %d", i, k);
+		ASSERT_GT(5, k);
+		ASSERT_FALSE(seen[k]) TH_LOG("key %d handed out twice", k);
+		seen[k] = true;
+	}
+	ASSERT_EQ(-EAGAIN, wqt_get_i(self->fd, 0));
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, wqt_done_i(self->fd, i));
+	EXPECT_QUEUE_EMPTY(self->fd);
+}
+
+struct waiter {
+	const char *name;
+	atomic_int got;		/* key index + 1 */
+};
+
+static int waiter_proc(void *p)
+{
+	struct waiter *w = p;
+	int fd = wq_open(w->name), k;
+
+	if (fd < 0)
+		return 2;
+	k = wqt_get_i(fd, -1);
+	if (k < 0)
+		return 3;
+	atomic_store(&w->got, k + 1);
+	return wqt_done_i(fd, k) ? 4 : 0;
+}
+
+/* The key of a killed consumer goes to a consumer already blocked in get. */
+TEST_F(conc, sigkill_wakes_blocked_getter)
+{
+	struct holder h = { .name = self->name, .take = 1 };
+	struct waiter *w = wqt_shared(sizeof(*w));
+	pid_t holder, waiter;
+
+	ASSERT_NE(NULL, w);
+	w->name = self->name;
+	ASSERT_EQ(0, wqt_add_i(self->fd, 7));
+	holder = start_holder(&h);
+	ASSERT_LT(0, holder);
+	waiter = wqt_spawn(waiter_proc, w);
+	ASSERT_LT(0, waiter);
+	wqt_sleep_ms(300);
+	ASSERT_EQ(0, atomic_load(&w->got));
+	wqt_kill_child(holder);
+	ASSERT_EQ(0, wqt_wait_child(waiter, 5000)) TH_LOG("blocked getter not woken");
+	ASSERT_EQ(8, atomic_load(&w->got));
+	EXPECT_QUEUE_EMPTY(self->fd);
+}
+
+/* Detached keys of a killed process stay processing until someone's done. */
+TEST_F(conc, sigkill_keeps_detached_keys)
+{
+	struct holder h = { .name = self->name, .take = 2, .detached = 1 };
+	struct wq_stats st;
+	pid_t pid;
+
+	ASSERT_EQ(0, wqt_add_i(self->fd, 0));
+	ASSERT_EQ(0, wqt_add_i(self->fd, 1));
+	pid = start_holder(&h);
+	ASSERT_LT(0, pid);
+	wqt_kill_child(pid);
+	/* key 1 (plain get) is back; key 0 (detached) is still processing */
+	ASSERT_EQ(1, wqt_get_i(self->fd, 5000));
+	ASSERT_EQ(-EAGAIN, wqt_get_i(self->fd, 0));
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_EQ(2U, st.processing);
+	ASSERT_EQ(0, wqt_done_i(self->fd, 0));
+	ASSERT_EQ(0, wqt_done_i(self->fd, 1));
+	EXPECT_QUEUE_EMPTY(self->fd);
+}
+
+static int blocked_forever_proc(void *p)
+{
+	const char *name = p;
+	int fd = wq_open(name);
+
+	if (fd < 0)
+		return 2;
+	wqt_get_i(fd, -1);
+	return 3;	/* must not get anything: it is killed first */
+}
+
+/* Killing a process blocked in get leaves the queue intact: the next key
+ * is not swallowed by the dead waiter. */
+TEST_F(conc, sigkill_blocked_getter_harmless)
+{
+	struct wq_stats st;
+	pid_t pid;
+
+	pid = wqt_spawn(blocked_forever_proc, self->name);
+	ASSERT_LT(0, pid);
+	wqt_sleep_ms(300);
+	wqt_kill_child(pid);
+	ASSERT_EQ(0, wqt_add_i(self->fd, 3));
+	ASSERT_EQ(3, wqt_get_i(self->fd, 5000));
+	ASSERT_EQ(0, wqt_done_i(self->fd, 3));
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_EQ(1U, st.handles);
+}
+
+TEST_HARNESS_MAIN

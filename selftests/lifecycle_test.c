@@ -1,0 +1,923 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lifecycle of queues and handles: names, create/open/destroy/close, the
+ * lifetime of a named queue, attributes and permission bits, handles that
+ * are not queue handles, closing a handle that holds keys; then shutdown
+ * and drain (client-go Q7-Q10, adapted to wq's real drain).
+ */
+#include <sys/ioctl.h>
+
+#include "wq_test_util.h"
+#include "uapi/linux/wq.h"
+
+WQT_FIXTURE(life);
+
+#define ADD(fd, s)	wq_add(fd, s, strlen(s))
+#define DONE(fd, s)	wq_done(fd, s, strlen(s))
+
+static ssize_t get_str(int fd, char *buf, size_t cap, int timeout_ms)
+{
+	ssize_t n = wq_get(fd, buf, cap - 1, timeout_ms);
+
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+#define EXPECT_GET(fd, s) do {						\
+		char _b[WQ_KEY_MAX + 1];				\
+		ASSERT_EQ((ssize_t)strlen(s), get_str(fd, _b, sizeof(_b), 0)) \
+			TH_LOG("expected key %s", s);			\
+		ASSERT_STREQ(s, _b);					\
+	} while (0)
+
+/* ---- names ---------------------------------------------------------------- */
+
+TEST_F(life, valid_names)
+{
+	const char *names[] = { "a", "Z", "0", "-", "_", "A.b-c_D.9",
+				"ns.pod-1_x", NULL };
+	char name[WQ_NAME_MAX];
+	size_t i, n;
+	int fd;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (names[i]) {
+			snprintf(name, sizeof(name), "%d%s", (int)getpid(), names[i]);
+		} else {	/* the longest name: 63 characters */
+			n = snprintf(name, sizeof(name), "%d", (int)getpid());
+			memset(name + n, 'q', 63 - n);
+			name[63] = '\0';
+			ASSERT_EQ(63U, strlen(name));
+		}
+		fd = wq_create(name, NULL);
+		ASSERT_LE(0, fd) TH_LOG("wq_create(\"%s\"): %s", name, strerror(-fd));
+		ASSERT_EQ(0, wq_close(fd));
+		fd = wq_open(name);
+		ASSERT_LE(0, fd) TH_LOG("wq_open(\"%s\")", name);
+		ASSERT_EQ(0, wq_close(fd));
+		ASSERT_EQ(0, wq_destroy(name));
+	}
+}
+
+/* "." and ".." match [A-Za-z0-9._-]{1,63}; queues are not files. */
+TEST_F(life, dot_names)
+{
+	const char *names[] = { ".", "..", "...", ".hidden" };
+	size_t i;
+	int fd;
+
+	for (i = 0; i < 4; i++) {
+		wq_destroy(names[i]);	/* left over from an earlier run */
+		fd = wq_create(names[i], NULL);
+		ASSERT_LE(0, fd) TH_LOG("wq_create(\"%s\"): %s", names[i],
+					strerror(-fd));
+		ASSERT_EQ(0, wq_close(fd));
+		ASSERT_EQ(0, wq_destroy(names[i]));
+	}
+}
+
+TEST_F(life, invalid_names)
+{
+	char n64[65];
+	const char *bad[] = { "", n64, "a/b", "/a", "a b", "\xc3\xa9t\xc3\xa9",
+			      "a\n", "a*", "a:b", "tab\t", "\x7f" };
+	size_t i;
+
+	memset(n64, 'a', 64);
+	n64[64] = '\0';
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, wq_create(bad[i], NULL)) TH_LOG("name #%zu", i);
+		EXPECT_EQ(-EINVAL, wq_open(bad[i])) TH_LOG("name #%zu", i);
+		EXPECT_EQ(-EINVAL, wq_destroy(bad[i])) TH_LOG("name #%zu", i);
+	}
+}
+
+TEST_F(life, create_twice)
+{
+	int fd = wq_create(self->name, NULL);
+
+	ASSERT_EQ(-EEXIST, fd);
+	/* the existing queue is untouched */
+	ASSERT_EQ(0, ADD(self->fd, "k"));
+	ASSERT_EQ(1, wq_len(self->fd));
+}
+
+TEST_F(life, missing_queue)
+{
+	char name[WQ_NAME_MAX];
+
+	wqt_name(name, "missing");
+	ASSERT_EQ(-ENOENT, wq_open(name));
+	ASSERT_EQ(-ENOENT, wq_destroy(name));
+	ASSERT_EQ(0, wq_destroy(self->name));
+	ASSERT_EQ(-ENOENT, wq_destroy(self->name));
+	ASSERT_EQ(-ENOENT, wq_open(self->name));
+}
+
+/* ---- lifetime ------------------------------------------------------------- */
+
+/* A queue lives after its last handle closes, until it is destroyed. */
+TEST_F(life, queue_outlives_handles)
+{
+	char buf[16];
+	int fd;
+
+	ASSERT_EQ(0, ADD(self->fd, "one"));
+	ASSERT_EQ(0, ADD(self->fd, "two"));
+	ASSERT_EQ(0, wq_close(self->fd));
+	self->fd = -1;
+	fd = wq_open(self->name);
+	ASSERT_LE(0, fd);
+	self->fd = fd;
+	ASSERT_EQ(2, wq_len(fd));
+	EXPECT_GET(fd, "one");
+	EXPECT_GET(fd, "two");
+	ASSERT_EQ(-EAGAIN, wq_get(fd, buf, sizeof(buf), 0));
+}
+
+/* Destroy unlinks the name; open handles keep the old queue working. */
+TEST_F(life, destroy_keeps_open_handles)
+{
+	struct wq_stats st;
+	char buf[16];
+	int fd2, fd3;
+
+	fd2 = wq_open(self->name);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ADD(self->fd, "old"));
+	ASSERT_EQ(0, wq_destroy(self->name));
+	ASSERT_EQ(-ENOENT, wq_open(self->name));
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_TRUE(st.unlinked);
+	/* both old handles still work on the old queue */
+	ASSERT_EQ(0, ADD(fd2, "old2"));
+	ASSERT_EQ(2, wq_len(self->fd));
+	EXPECT_GET(fd2, "old");
+	ASSERT_EQ(0, DONE(self->fd, "old"));
+
+	/* the name can be reused: a different, empty queue */
+	fd3 = wq_create(self->name, NULL);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, wq_len(fd3));
+	ASSERT_EQ(-EAGAIN, wq_get(fd3, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, ADD(fd3, "new"));
+	ASSERT_EQ(1, wq_len(self->fd));	/* old queue: only "old2" */
+	ASSERT_EQ(1, wq_len(fd3));
+	EXPECT_GET(self->fd, "old2");
+	EXPECT_GET(fd3, "new");
+	ASSERT_EQ(0, wqt_stat(fd3, &st));
+	EXPECT_FALSE(st.unlinked);
+	ASSERT_EQ(0, wq_close(fd2));
+	ASSERT_EQ(0, wq_close(fd3));
+	/* teardown destroys the new queue through self->name */
+}
+
+/* Two handles of one queue (also one per process) share it. */
+TEST_F(life, handles_share_queue)
+{
+	int fd2 = wq_open(self->name);
+	struct wq_stats st;
+	char buf[16];
+
+	ASSERT_LE(0, fd2);
+	ASSERT_NE(self->fd, fd2);
+	ASSERT_EQ(0, ADD(self->fd, "x"));
+	ASSERT_EQ(0, ADD(fd2, "x"));
+	ASSERT_EQ(1, wq_len(fd2));
+	EXPECT_GET(fd2, "x");
+	ASSERT_EQ(-EAGAIN, wq_get(self->fd, buf, sizeof(buf), 0));
+	/* any handle may end processing of a key another handle got */
+	ASSERT_EQ(0, DONE(self->fd, "x"));
+	ASSERT_EQ(-ENOENT, DONE(fd2, "x"));
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_EQ(2U, st.handles);
+	EXPECT_EQ(0U, st.keys);
+	ASSERT_EQ(0, wq_close(fd2));
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_EQ(1U, st.handles);
+}
+
+struct fork_arg {
+	int fd;
+	const char *name;
+};
+
+static int child_inherited_add(void *p)
+{
+	struct fork_arg *a = p;
+
+	return ADD(a->fd, "from-child") == 0 ? 0 : 1;
+}
+
+static int child_open_get_done(void *p)
+{
+	struct fork_arg *a = p;
+	char buf[32];
+	int fd = wq_open(a->name);
+
+	if (fd < 0)
+		return 2;
+	if (get_str(fd, buf, sizeof(buf), 5000) != 6 || strcmp(buf, "parent"))
+		return 3;
+	if (DONE(fd, "parent"))
+		return 4;
+	return wq_close(fd) ? 5 : 0;
+}
+
+/* Handles in different processes (inherited or opened by name) share it. */
+TEST_F(life, fork_shares_queue)
+{
+	struct fork_arg a = { self->fd, self->name };
+	pid_t pid;
+
+	pid = wqt_spawn(child_inherited_add, &a);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, wqt_wait_child(pid, 10000));
+	EXPECT_GET(self->fd, "from-child");
+	ASSERT_EQ(0, DONE(self->fd, "from-child"));
+
+	pid = wqt_spawn(child_open_get_done, &a);
+	ASSERT_LT(0, pid);
+	wqt_sleep_ms(100);
+	ASSERT_EQ(0, ADD(self->fd, "parent"));
+	ASSERT_EQ(0, wqt_wait_child(pid, 10000));
+	ASSERT_EQ(0, wq_len(self->fd));
+	ASSERT_EQ(-ENOENT, DONE(self->fd, "parent"));
+}
+
+/* ---- attributes and permissions ------------------------------------------ */
+
+TEST_F(life, default_attributes)
+{
+	struct wq_stats st;
+
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_STREQ(self->name, st.name);
+	EXPECT_EQ(0600U, st.mode & 07777);
+	EXPECT_EQ((uint32_t)geteuid(), st.uid);
+	EXPECT_EQ((uint32_t)getegid(), st.gid);
+	EXPECT_LT(0U, st.max_items);
+	EXPECT_EQ(0, st.shutting_down);
+	EXPECT_EQ(0, wq_shutting_down(self->fd));
+	EXPECT_NE('\0', st.limiter[0]);
+}
+
+TEST_F(life, create_attributes)
+{
+	struct wq_attr attr = { .limiter = "none", .max_items = 7, .mode = 0640 };
+	char name[WQ_NAME_MAX];
+	struct wq_stats st;
+	int fd;
+
+	umask(022);
+	wqt_name(name, "attr");
+	fd = wq_create(name, &attr);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wqt_stat(fd, &st));
+	EXPECT_EQ(7U, st.max_items);
+	EXPECT_EQ(0640U, st.mode & 07777);
+	wq_close(fd);
+	wq_destroy(name);
+
+	/* mode 0 means 0600; like mq_open() the umask applies */
+	attr.mode = 0;
+	attr.max_items = 0;
+	wqt_name(name, "attr");
+	fd = wq_create(name, &attr);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wqt_stat(fd, &st));
+	EXPECT_EQ(0600U, st.mode & 07777);
+	EXPECT_LT(0U, st.max_items);
+	wq_close(fd);
+	wq_destroy(name);
+
+	umask(077);
+	attr.mode = 0666;
+	wqt_name(name, "attr");
+	fd = wq_create(name, &attr);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wqt_stat(fd, &st));
+	EXPECT_EQ(0600U, st.mode & 07777);
+	wq_close(fd);
+	wq_destroy(name);
+	umask(022);
+}
+
+TEST_F(life, bad_limiter_creates_nothing)
+{
+	struct wq_attr attr = { .limiter = "exponential:5ms" };
+	char name[WQ_NAME_MAX];
+
+	wqt_name(name, "badlim");
+	ASSERT_EQ(-EINVAL, wq_create(name, &attr));
+	ASSERT_EQ(-ENOENT, wq_open(name));
+	attr.limiter = "bogus";
+	ASSERT_EQ(-EINVAL, wq_create(name, &attr));
+	ASSERT_EQ(-ENOENT, wq_open(name));
+}
+
+struct perm_arg {
+	const char *name;
+	int expect;
+};
+
+/* As user nobody: wq_open must return a->expect (0 meaning success). */
+static int child_open_as_nobody(void *p)
+{
+	struct perm_arg *a = p;
+	int fd;
+
+	if (setgid(65534) || setuid(65534))
+		return 10;
+	fd = wq_open(a->name);
+	if (a->expect == 0)
+		return fd >= 0 ? 0 : 1;
+	return fd == a->expect ? 0 : 2;
+}
+
+/* The mode bits are checked at open, like a file (root bypasses them). */
+TEST_F(life, permissions)
+{
+	struct wq_attr attr = { .mode = 0666 };
+	struct perm_arg a = { self->name, -EACCES };
+	char name[WQ_NAME_MAX];
+	pid_t pid;
+	int fd;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to switch users");
+	umask(0);
+	/* self->name has the default mode 0600, owned by root */
+	pid = wqt_spawn(child_open_as_nobody, &a);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, wqt_wait_child(pid, 10000)) TH_LOG("0600 queue opened by nobody");
+
+	wqt_name(name, "perm");
+	fd = wq_create(name, &attr);
+	ASSERT_LE(0, fd);
+	a.name = name;
+	a.expect = 0;
+	pid = wqt_spawn(child_open_as_nobody, &a);
+	ASSERT_LT(0, pid);
+	EXPECT_EQ(0, wqt_wait_child(pid, 10000)) TH_LOG("0666 queue not opened by nobody");
+	wq_close(fd);
+	wq_destroy(name);
+	umask(022);
+}
+
+/* wq_list sees every named queue, and not destroyed ones. */
+TEST_F(life, list_names)
+{
+	struct wq_stats *st;
+	int n, cap, i, found = 0;
+
+	n = wq_list(NULL, 0);
+	ASSERT_LE(1, n);
+	cap = n + 8;
+	st = calloc(cap, sizeof(*st));
+	ASSERT_NE(NULL, st);
+	n = wq_list(st, cap);
+	ASSERT_LE(1, n);
+	for (i = 0; i < n && i < cap; i++)
+		if (!strcmp(st[i].name, self->name))
+			found++;
+	ASSERT_EQ(1, found);
+	ASSERT_EQ(0, wq_destroy(self->name));
+	n = wq_list(st, cap);
+	found = 0;
+	for (i = 0; i < n && i < cap; i++)
+		if (!strcmp(st[i].name, self->name))
+			found++;
+	ASSERT_EQ(0, found);
+	free(st);
+}
+
+/* Creating beyond the module's queue limit (max_queues) is -ENOSPC. */
+TEST_F_TIMEOUT(life, too_many_queues, 60)
+{
+	struct wq_module_info info = { 0 };
+	char (*names)[WQ_NAME_MAX];
+	int dev, i, fd = 0, made = 0, room;
+
+	dev = open("/dev/wq", O_RDWR);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, ioctl(dev, WQ_IOC_MODULE_INFO, &info));
+	close(dev);
+	room = (int)info.max_queues - wq_list(NULL, 0);
+	if (info.max_queues > 4096)
+		SKIP(return, "max_queues %u: too many to fill here", info.max_queues);
+	ASSERT_LE(0, room);
+	names = calloc(room + 1, WQ_NAME_MAX);
+	ASSERT_NE(NULL, names);
+	for (i = 0; i <= room; i++) {
+		wqt_name(names[i], "many");
+		fd = wq_create(names[i], NULL);
+		if (fd < 0)
+			break;
+		made++;
+		wq_close(fd);
+	}
+	for (i = 0; i < made; i++)
+		wq_destroy(names[i]);
+	free(names);
+	EXPECT_EQ(room, made);
+	EXPECT_EQ(-ENOSPC, fd) TH_LOG("after %d queues", made);
+}
+
+/* ---- not a queue handle --------------------------------------------------- */
+
+static void expect_ebadf_everywhere(struct __test_metadata *_metadata, int fd)
+{
+	struct wq_stats st;
+	uint64_t d;
+	char buf[8];
+
+	EXPECT_EQ(-EBADF, ADD(fd, "k"));
+	EXPECT_EQ(-EBADF, wq_get(fd, buf, sizeof(buf), 0));
+	EXPECT_EQ(-EBADF, wq_get(fd, buf, sizeof(buf), 100));
+	EXPECT_EQ(-EBADF, wq_get_detached(fd, buf, sizeof(buf), 0));
+	EXPECT_EQ(-EBADF, DONE(fd, "k"));
+	EXPECT_EQ(-EBADF, wq_len(fd));
+	EXPECT_EQ(-EBADF, wq_shutting_down(fd));
+	EXPECT_EQ(-EBADF, wq_shutdown(fd));
+	EXPECT_EQ(-EBADF, wq_shutdown_with_drain(fd, 100));
+	EXPECT_EQ(-EBADF, wq_add_after(fd, "k", 1, 1000));
+	EXPECT_EQ(-EBADF, wq_add_rate_limited(fd, "k", 1, &d));
+	EXPECT_EQ(-EBADF, wq_forget(fd, "k", 1));
+	EXPECT_EQ(-EBADF, wq_num_requeues(fd, "k", 1));
+	EXPECT_EQ(-EBADF, wq_stat(fd, &st));
+}
+
+TEST_F(life, not_a_queue_handle)
+{
+	int devnull = open("/dev/null", O_RDWR);
+	int unbound = open("/dev/wq", O_RDWR);
+	int closed = wq_open(self->name);
+
+	ASSERT_LE(0, devnull);
+	ASSERT_LE(0, unbound);
+	ASSERT_LE(0, closed);
+	ASSERT_EQ(0, wq_close(closed));
+
+	expect_ebadf_everywhere(_metadata, devnull);
+	expect_ebadf_everywhere(_metadata, unbound);
+	expect_ebadf_everywhere(_metadata, closed);
+	expect_ebadf_everywhere(_metadata, -1);
+	/* the real queue saw none of it */
+	ASSERT_EQ(0, wq_len(self->fd));
+	ASSERT_EQ(0, wq_shutting_down(self->fd));
+	close(devnull);
+	close(unbound);
+}
+
+TEST_F(life, close_bad_fd)
+{
+	int devnull = open("/dev/null", O_RDWR);
+	int fd = wq_open(self->name);
+
+	ASSERT_LE(0, devnull);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, wq_close(fd));
+	ASSERT_EQ(-EBADF, wq_close(fd));
+	ASSERT_EQ(-EBADF, wq_close(-1));
+	ASSERT_EQ(-EBADF, wq_close(devnull));
+	close(devnull);
+}
+
+/* ---- closing a handle that holds keys ------------------------------------ */
+
+TEST_F(life, close_returns_processing_keys)
+{
+	int fd2 = wq_open(self->name);
+	struct wq_stats st;
+	char buf[16];
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ADD(self->fd, "a"));
+	ASSERT_EQ(0, ADD(self->fd, "b"));
+	ASSERT_EQ(0, ADD(self->fd, "c"));
+	ASSERT_EQ(0, ADD(self->fd, "d"));
+	ASSERT_EQ(0, ADD(self->fd, "e"));
+	EXPECT_GET(fd2, "a");			/* held by fd2 */
+	EXPECT_GET(fd2, "b");			/* held by fd2, made dirty */
+	EXPECT_GET(fd2, "c");			/* done by fd2 itself */
+	EXPECT_GET(self->fd, "d");		/* held by the other handle */
+	ASSERT_EQ(1, wq_get_detached(fd2, buf, sizeof(buf), 0));	/* "e" */
+	ASSERT_EQ(0, DONE(fd2, "c"));
+	ASSERT_EQ(0, ADD(self->fd, "b"));
+	ASSERT_EQ(0, wq_len(self->fd));
+
+	ASSERT_EQ(0, wq_close(fd2));
+	/* a and b are queued again, b only once; d and e stay processing */
+	ASSERT_EQ(2, wq_len(self->fd));
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_EQ(2U, st.queued);
+	EXPECT_EQ(2U, st.processing);
+	EXPECT_EQ(0U, st.dirty);
+	EXPECT_EQ(4U, st.keys);
+	ASSERT_EQ(1, get_str(self->fd, buf, sizeof(buf), 0));
+	ASSERT_TRUE(!strcmp(buf, "a") || !strcmp(buf, "b"));
+	ASSERT_EQ(1, get_str(self->fd, buf, sizeof(buf), 0));
+	ASSERT_TRUE(!strcmp(buf, "a") || !strcmp(buf, "b"));
+	ASSERT_EQ(-EAGAIN, wq_get(self->fd, buf, sizeof(buf), 0));
+	/* the detached key waits for anyone's done */
+	ASSERT_EQ(0, DONE(self->fd, "e"));
+	ASSERT_EQ(0, DONE(self->fd, "d"));
+	ASSERT_EQ(0, DONE(self->fd, "a"));
+	ASSERT_EQ(0, DONE(self->fd, "b"));
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_EQ(0U, st.keys);
+}
+
+/* A key got by one handle and done by another is not put back at close. */
+TEST_F(life, close_after_foreign_done)
+{
+	int fd2 = wq_open(self->name);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ADD(self->fd, "k"));
+	EXPECT_GET(fd2, "k");
+	ASSERT_EQ(0, DONE(self->fd, "k"));
+	ASSERT_EQ(0, wq_close(fd2));
+	ASSERT_EQ(0, wq_len(self->fd));
+}
+
+/* A key taken by fd2, done elsewhere, then taken again by fd1: closing fd2
+ * must not put it back (fd1 holds it now). */
+TEST_F(life, close_does_not_steal_regot_key)
+{
+	int fd2 = wq_open(self->name);
+	struct wq_stats st;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ADD(self->fd, "k"));
+	EXPECT_GET(fd2, "k");
+	ASSERT_EQ(0, DONE(self->fd, "k"));
+	ASSERT_EQ(0, ADD(self->fd, "k"));
+	EXPECT_GET(self->fd, "k");
+	ASSERT_EQ(0, wq_close(fd2));
+	ASSERT_EQ(0, wq_len(self->fd));
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_EQ(1U, st.processing);
+	ASSERT_EQ(0, DONE(self->fd, "k"));
+}
+
+/* Keys a closed handle held are handed out after shutdown like queued ones. */
+TEST_F(life, close_after_shutdown_requeues)
+{
+	int fd2 = wq_open(self->name);
+	char buf[16];
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ADD(self->fd, "k"));
+	EXPECT_GET(fd2, "k");
+	ASSERT_EQ(0, wq_shutdown(self->fd));
+	ASSERT_EQ(0, wq_close(fd2));
+	EXPECT_GET(self->fd, "k");
+	ASSERT_EQ(0, DONE(self->fd, "k"));
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
+}
+
+/* ---- shutdown ------------------------------------------------------------- */
+
+TEST_F(life, shutdown_basics)
+{
+	int fd2 = wq_open(self->name);
+	char buf[16];
+	int64_t t0;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, wq_shutting_down(self->fd));
+	ASSERT_EQ(0, ADD(self->fd, "q1"));
+	ASSERT_EQ(0, ADD(self->fd, "q2"));
+	ASSERT_EQ(0, wq_shutdown(self->fd));
+	ASSERT_EQ(1, wq_shutting_down(self->fd));
+	ASSERT_EQ(1, wq_shutting_down(fd2));
+	ASSERT_EQ(0, wq_shutdown(fd2));		/* idempotent */
+	ASSERT_EQ(-ESHUTDOWN, ADD(self->fd, "late"));
+	ASSERT_EQ(-ESHUTDOWN, ADD(fd2, "q1"));
+	ASSERT_EQ(-ESHUTDOWN, wq_add_after(fd2, "late", 4, 1000000));
+	ASSERT_EQ(2, wq_len(self->fd));
+	/* queued keys are still handed out, then -ESHUTDOWN, at once */
+	EXPECT_GET(fd2, "q1");
+	EXPECT_GET(self->fd, "q2");
+	t0 = wqt_now_ms();
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 10000));
+	ASSERT_EQ(-ESHUTDOWN, wq_get(fd2, buf, sizeof(buf), -1));
+	ASSERT_GT(t0 + 5000, wqt_now_ms());
+	/* an add of a processing key is refused too: it does not become dirty */
+	ASSERT_EQ(-ESHUTDOWN, ADD(self->fd, "q1"));
+	ASSERT_EQ(0, DONE(self->fd, "q1"));
+	ASSERT_EQ(0, DONE(self->fd, "q2"));
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, wq_len(self->fd));
+	/* a new handle of a shut-down queue sees it shut down */
+	wq_close(fd2);
+	fd2 = wq_open(self->name);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(1, wq_shutting_down(fd2));
+	wq_close(fd2);
+}
+
+/* Done after shutdown still re-queues a dirty key, and it is handed out. */
+TEST_F(life, shutdown_dirty_key_requeued)
+{
+	char buf[16];
+
+	ASSERT_EQ(0, ADD(self->fd, "d"));
+	EXPECT_GET(self->fd, "d");
+	ASSERT_EQ(0, ADD(self->fd, "d"));
+	ASSERT_EQ(0, wq_shutdown(self->fd));
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, DONE(self->fd, "d"));
+	ASSERT_EQ(1, wq_len(self->fd));
+	EXPECT_GET(self->fd, "d");
+	ASSERT_EQ(0, DONE(self->fd, "d"));
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
+}
+
+/* Shutdown drops delayed keys that have not fired. */
+TEST_F(life, shutdown_drops_waiting_keys)
+{
+	struct wq_stats st;
+	char buf[16];
+
+	ASSERT_EQ(0, wq_add_after(self->fd, "w", 1, 200ULL * 1000000ULL));
+	ASSERT_EQ(0, wq_shutdown(self->fd));
+	wqt_sleep_ms(500);
+	ASSERT_EQ(0, wq_len(self->fd));
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_EQ(0U, st.waiting);
+	EXPECT_EQ(0U, st.keys);
+}
+
+/* ---- drain ---------------------------------------------------------------- */
+
+struct drainer {
+	int fd;
+	int timeout_ms;
+	bool plain;		/* wq_shutdown instead of the drain */
+	atomic_int returned;
+	int ret;
+	int64_t took_ms;
+	pthread_t th;
+};
+
+static void *drainer_fn(void *p)
+{
+	struct drainer *d = p;
+	int64_t t0 = wqt_now_ms();
+
+	d->ret = d->plain ? wq_shutdown(d->fd) :
+		 wq_shutdown_with_drain(d->fd, d->timeout_ms);
+	d->took_ms = wqt_now_ms() - t0;
+	atomic_store(&d->returned, 1);
+	return NULL;
+}
+
+static int drainer_start(struct drainer *d, int fd, int timeout_ms)
+{
+	d->fd = fd;
+	d->timeout_ms = timeout_ms;
+	atomic_store(&d->returned, 0);
+	return pthread_create(&d->th, NULL, drainer_fn, d);
+}
+
+/* Waits up to ms for the drainer; joins it if it returned. */
+static bool drainer_wait(struct drainer *d, int ms)
+{
+	int64_t end = wqt_now_ms() + ms;
+
+	while (!atomic_load(&d->returned) && wqt_now_ms() < end)
+		wqt_sleep_ms(5);
+	if (!atomic_load(&d->returned))
+		return false;
+	pthread_join(d->th, NULL);
+	return true;
+}
+
+/* Waits until the drain has begun (the queue is shutting down). */
+static bool wait_shutting_down(int fd, int ms)
+{
+	int64_t end = wqt_now_ms() + ms;
+
+	while (wq_shutting_down(fd) != 1 && wqt_now_ms() < end)
+		wqt_sleep_ms(5);
+	return wq_shutting_down(fd) == 1;
+}
+
+TEST_F(life, drain_empty_returns_at_once)
+{
+	char buf[16];
+	int64_t t0 = wqt_now_ms();
+
+	ASSERT_EQ(0, wq_shutdown_with_drain(self->fd, -1));
+	ASSERT_GT(t0 + 5000, wqt_now_ms());
+	ASSERT_EQ(1, wq_shutting_down(self->fd));
+	ASSERT_EQ(-ESHUTDOWN, ADD(self->fd, "x"));
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, wq_shutdown_with_drain(self->fd, 1000));
+}
+
+/*
+ * Q7 TestQueueDrainageUsingShutDownWithDrain: the drain waits for the keys
+ * in processing; Get on the empty shut-down queue says -ESHUTDOWN at once.
+ */
+TEST_F(life, drain_waits_for_processing)
+{
+	struct drainer d = { 0 };
+	struct wq_stats st;
+	char buf[16];
+	int i;
+
+	ASSERT_EQ(0, ADD(self->fd, "foo"));
+	ASSERT_EQ(0, ADD(self->fd, "bar"));
+	EXPECT_GET(self->fd, "foo");
+	EXPECT_GET(self->fd, "bar");
+	ASSERT_EQ(0, drainer_start(&d, self->fd, -1));
+	ASSERT_TRUE(wait_shutting_down(self->fd, 5000));
+	for (i = 0; i < 1000; i++)
+		if (wq_get(self->fd, buf, sizeof(buf), -1) == -ESHUTDOWN)
+			break;
+	ASSERT_LT(i, 1000);
+	wqt_sleep_ms(200);
+	ASSERT_FALSE(atomic_load(&d.returned)) TH_LOG("drain returned %d early", d.ret);
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_TRUE(st.draining);
+	ASSERT_EQ(0, DONE(self->fd, "foo"));
+	wqt_sleep_ms(100);
+	ASSERT_FALSE(atomic_load(&d.returned)) TH_LOG("drain returned %d with bar processing", d.ret);
+	ASSERT_EQ(0, DONE(self->fd, "bar"));
+	ASSERT_TRUE(drainer_wait(&d, 5000));
+	ASSERT_EQ(0, d.ret);
+	ASSERT_EQ(0, wqt_stat(self->fd, &st));
+	EXPECT_FALSE(st.draining);
+}
+
+/* A real drain: queued keys must be taken and done before it returns, and
+ * consumers keep taking them while it waits. */
+TEST_F(life, drain_waits_for_queued)
+{
+	struct drainer d = { 0 };
+	const char *keys[] = { "a", "b", "c" };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, ADD(self->fd, keys[i]));
+	ASSERT_EQ(0, drainer_start(&d, self->fd, -1));
+	ASSERT_TRUE(wait_shutting_down(self->fd, 5000));
+	wqt_sleep_ms(200);
+	ASSERT_FALSE(atomic_load(&d.returned))
+		TH_LOG("drain returned %d with 3 keys queued", d.ret);
+	ASSERT_EQ(3, wq_len(self->fd));
+	for (i = 0; i < 3; i++) {
+		EXPECT_GET(self->fd, keys[i]);
+		wqt_sleep_ms(50);
+		ASSERT_FALSE(atomic_load(&d.returned))
+			TH_LOG("drain returned with %s processing", keys[i]);
+		ASSERT_EQ(0, DONE(self->fd, keys[i]));
+	}
+	ASSERT_TRUE(drainer_wait(&d, 5000));
+	ASSERT_EQ(0, d.ret);
+}
+
+/* Q8 TestNoQueueDrainageUsingShutDown: plain shutdown does not wait. */
+TEST_F(life, shutdown_does_not_wait)
+{
+	char buf[16];
+	int64_t t0;
+
+	ASSERT_EQ(0, ADD(self->fd, "foo"));
+	ASSERT_EQ(0, ADD(self->fd, "bar"));
+	ASSERT_EQ(0, ADD(self->fd, "baz"));
+	EXPECT_GET(self->fd, "foo");
+	EXPECT_GET(self->fd, "bar");
+	t0 = wqt_now_ms();
+	ASSERT_EQ(0, wq_shutdown(self->fd));
+	ASSERT_GT(t0 + 5000, wqt_now_ms());
+	EXPECT_GET(self->fd, "baz");
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
+}
+
+/* Q9 TestForceQueueShutdownUsingShutDown: a plain shutdown from another
+ * caller cuts the drain short with -ECANCELED. */
+TEST_F(life, shutdown_cancels_drain)
+{
+	struct drainer d = { 0 };
+	int fd2 = wq_open(self->name);
+	char buf[16];
+	int i;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ADD(self->fd, "foo"));
+	ASSERT_EQ(0, ADD(self->fd, "bar"));
+	EXPECT_GET(self->fd, "foo");
+	EXPECT_GET(self->fd, "bar");
+	ASSERT_EQ(0, drainer_start(&d, self->fd, -1));
+	ASSERT_TRUE(wait_shutting_down(self->fd, 5000));
+	for (i = 0; i < 1000; i++)
+		if (wq_get(self->fd, buf, sizeof(buf), -1) == -ESHUTDOWN)
+			break;
+	wqt_sleep_ms(100);
+	ASSERT_FALSE(atomic_load(&d.returned));
+	ASSERT_EQ(0, wq_shutdown(fd2));
+	ASSERT_TRUE(drainer_wait(&d, 5000)) TH_LOG("shutdown did not end the drain");
+	ASSERT_EQ(-ECANCELED, d.ret);
+	/* the keys are still processing; done still works */
+	ASSERT_EQ(0, DONE(self->fd, "foo"));
+	ASSERT_EQ(0, DONE(fd2, "bar"));
+	wq_close(fd2);
+}
+
+/* A drain started after a plain shutdown still waits for the drain. */
+TEST_F(life, drain_after_shutdown_waits)
+{
+	struct drainer d = { 0 };
+
+	ASSERT_EQ(0, ADD(self->fd, "k"));
+	ASSERT_EQ(0, wq_shutdown(self->fd));
+	ASSERT_EQ(0, drainer_start(&d, self->fd, -1));
+	wqt_sleep_ms(200);
+	ASSERT_FALSE(atomic_load(&d.returned)) TH_LOG("drain returned %d with k queued", d.ret);
+	EXPECT_GET(self->fd, "k");
+	ASSERT_EQ(0, DONE(self->fd, "k"));
+	ASSERT_TRUE(drainer_wait(&d, 5000));
+	ASSERT_EQ(0, d.ret);
+}
+
+TEST_F(life, drain_timeout)
+{
+	int64_t t0 = wqt_now_ms(), dt;
+	char buf[16];
+
+	ASSERT_EQ(0, ADD(self->fd, "stuck"));
+	ASSERT_EQ(-ETIMEDOUT, wq_shutdown_with_drain(self->fd, 300));
+	dt = wqt_now_ms() - t0;
+	ASSERT_LE(300, dt);
+	ASSERT_GT(10000, dt);
+	/* it did shut the queue down; the key is still there */
+	ASSERT_EQ(1, wq_shutting_down(self->fd));
+	ASSERT_EQ(1, wq_len(self->fd));
+	/* and timeout 0 does not wait at all */
+	EXPECT_GET(self->fd, "stuck");
+	ASSERT_EQ(-ETIMEDOUT, wq_shutdown_with_drain(self->fd, 0));
+	ASSERT_EQ(0, DONE(self->fd, "stuck"));
+	ASSERT_EQ(0, wq_shutdown_with_drain(self->fd, 0));
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
+}
+
+/*
+ * Q10 TestQueueDrainageUsingShutDownWithDrainWithDirtyItem: a key dirty at
+ * shutdown is queued again by Done, handed out, and the drain waits for it.
+ */
+TEST_F(life, drain_with_dirty_key)
+{
+	struct drainer d = { 0 };
+	char buf[16];
+	int i;
+
+	ASSERT_EQ(0, ADD(self->fd, "foo"));
+	EXPECT_GET(self->fd, "foo");
+	ASSERT_EQ(0, ADD(self->fd, "foo"));
+	ASSERT_EQ(0, drainer_start(&d, self->fd, -1));
+	ASSERT_TRUE(wait_shutting_down(self->fd, 5000));
+	for (i = 0; i < 1000; i++)
+		if (wq_get(self->fd, buf, sizeof(buf), -1) == -ESHUTDOWN)
+			break;
+	ASSERT_LT(i, 1000);
+	ASSERT_EQ(0, DONE(self->fd, "foo"));
+	EXPECT_GET(self->fd, "foo");
+	wqt_sleep_ms(100);
+	ASSERT_FALSE(atomic_load(&d.returned))
+		TH_LOG("drain returned %d while the re-queued foo was processing", d.ret);
+	ASSERT_EQ(0, DONE(self->fd, "foo"));
+	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
+	ASSERT_TRUE(drainer_wait(&d, 5000));
+	ASSERT_EQ(0, d.ret);
+}
+
+/* Closing the handle that holds the last key also ends the drain: the key
+ * goes back to the queue and another consumer finishes it. */
+TEST_F(life, drain_survives_consumer_close)
+{
+	struct drainer d = { 0 };
+	int fd2 = wq_open(self->name);
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ADD(self->fd, "k"));
+	EXPECT_GET(fd2, "k");
+	ASSERT_EQ(0, drainer_start(&d, self->fd, -1));
+	ASSERT_TRUE(wait_shutting_down(self->fd, 5000));
+	ASSERT_EQ(0, wq_close(fd2));
+	wqt_sleep_ms(100);
+	ASSERT_FALSE(atomic_load(&d.returned)) TH_LOG("drain returned %d with k re-queued", d.ret);
+	EXPECT_GET(self->fd, "k");
+	ASSERT_EQ(0, DONE(self->fd, "k"));
+	ASSERT_TRUE(drainer_wait(&d, 5000));
+	ASSERT_EQ(0, d.ret);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Loads and unloads the wq module several times, with queues and handles in
+# between (busybox sh; TAP output; exit 0 pass, 1 fail, 4 skip):
+# - rmmod is refused while a process holds a handle, and works once that
+#   process is killed;
+# - a queue outlives its handles while the module stays loaded, but does
+#   not survive an unload and reload;
+# - /dev/wq comes and goes with the module.
+# The module is expected loaded at the start and is left loaded at the end.
+#
+# WQ_KO_DIR: directory of wq.ko (default /wq). wq_hold: next to this script.
+
+KO=${WQ_KO_DIR:-/wq}/wq.ko
+DIR=$(cd "$(dirname "$0")" && pwd)
+HOLD=$DIR/wq_hold
+TMP=${TMPDIR:-/tmp}
+ROUNDS=3
+KSFT_SKIP=4
+
+n=0
+failed=0
+holder=
+
+echo "TAP version 13"
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit $KSFT_SKIP
+}
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n $*"
+}
+
+not_ok() {
+	n=$((n + 1))
+	echo "not ok $n $*"
+	failed=1
+}
+
+# check DESCRIPTION COMMAND...: one test point from the command's status
+check() {
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+loaded() {
+	[ -d /sys/module/wq ]
+}
+
+# wait_for COND_COMMAND...: polls up to 5 s
+wait_for() {
+	i=0
+	while [ "$i" -lt 50 ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+dev_present() { [ -c /dev/wq ]; }
+dev_absent() { [ ! -e /dev/wq ]; }
+not_loaded() { ! loaded; }
+
+# rmmod that may need a moment for the last handle to be released
+rmmod_soon() {
+	wait_for rmmod wq 2>/dev/null
+}
+
+rmmod_refused() {
+	if rmmod wq 2>/dev/null; then
+		echo "# rmmod wq succeeded while a handle was open"
+		return 1
+	fi
+	loaded
+}
+
+# open_status NAME EXPECTED: wq_hold open NAME exits with EXPECTED
+open_status() {
+	"$HOLD" open "$1" >/dev/null 2>&1
+	rc=$?
+	[ "$rc" -eq "$2" ] || echo "# wq_hold open $1: exit $rc, expected $2"
+	[ "$rc" -eq "$2" ]
+}
+
+# start_holder NAME: a process holding a handle (and a processing key)
+start_holder() {
+	out=$TMP/wq_hold.$$.out
+	: >"$out"
+	"$HOLD" hold "$1" 5 >"$out" 2>&1 &
+	holder=$!
+	i=0
+	while [ "$i" -lt 100 ]; do
+		grep -q ready "$out" && return 0
+		kill -0 "$holder" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sed "s/^/# /" "$out"
+	return 1
+}
+
+stop_holder() {
+	[ -n "$holder" ] || return 0
+	kill -9 "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	holder=
+	return 0
+}
+
+cleanup() {
+	stop_holder
+	rm -f "$TMP/wq_hold.$$.out"
+	loaded || insmod "$KO" 2>/dev/null
+}
+
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+[ -f "$KO" ] || skip_all "no module at $KO"
+[ -x "$HOLD" ] || skip_all "no $HOLD"
+mkdir -p "$TMP" 2>/dev/null
+trap cleanup EXIT
+
+if loaded; then
+	check "rmmod of the preloaded module" rmmod wq
+	check "/dev/wq gone after rmmod" wait_for dev_absent
+fi
+
+prev=
+r=1
+while [ $r -le $ROUNDS ]; do
+	qa=modload-$$-$r-a
+	qb=modload-$$-$r-b
+	check "round $r: insmod" insmod "$KO"
+	check "round $r: /dev/wq appears" wait_for dev_present
+	check "round $r: create a queue and close it" "$HOLD" create "$qa" 3
+	check "round $r: the queue outlives its handles" open_status "$qa" 0
+	if [ -n "$prev" ]; then
+		check "round $r: a queue from before the reload is gone" \
+			open_status "$prev" 2
+	fi
+	check "round $r: a process holds a handle" start_holder "$qb"
+	check "round $r: rmmod refused while a handle is open" rmmod_refused
+	check "round $r: queues still work after the refused rmmod" \
+		open_status "$qb" 0
+	stop_holder
+	check "round $r: rmmod after the holder is killed" rmmod_soon
+	check "round $r: module gone" not_loaded
+	check "round $r: /dev/wq gone" wait_for dev_absent
+	prev=$qa
+	r=$((r + 1))
+done
+
+check "final insmod (module left loaded)" insmod "$KO"
+check "final: /dev/wq appears" wait_for dev_present
+check "final: queues did not survive the reload" open_status "$prev" 2
+
+echo "1..$n"
+exit $failed

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the wq selftests (kselftest_harness.h based).
+ *
+ * - unique queue names (one per test, plus extra ones on demand)
+ * - a monotonic clock in milliseconds and a sleep
+ * - key sets: key i is the string "k%05d" (no NUL), wqt_key_index() maps back
+ * - a shared-memory tracker for multi-thread and multi-process tests: a key
+ *   must never be held by two consumers at once, and every key added must
+ *   be handed out after its last add
+ * - child processes that are always reaped, even when an ASSERT fails
+ *
+ * The harness runs each test in a forked process and ends it with longjmp on
+ * ASSERT failure. Never use ASSERT_* / EXPECT_* in a thread or in a child
+ * process forked by a test: threads return results, children exit with a
+ * code, and the test body checks them.
+ */
+#ifndef WQ_TEST_UTIL_H
+#define WQ_TEST_UTIL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wq.h"
+#include "kselftest_harness.h"
+
+/* ---- time ------------------------------------------------------------ */
+
+static inline int64_t wqt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline void wqt_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ---- names and keys ---------------------------------------------------- */
+
+/* A queue name unique to this process and call: "<tag>.<pid>.<n>". */
+static inline void wqt_name(char name[WQ_NAME_MAX], const char *tag)
+{
+	static int counter;
+
+	snprintf(name, WQ_NAME_MAX, "%.40s.%d.%d", tag, (int)getpid(),
+		 counter++);
+}
+
+static inline bool wqt_have_dev(void)
+{
+	return access("/dev/wq", F_OK) == 0;
+}
+
+#define WQT_KEY_LEN 6	/* "k%05d" */
+
+/* Writes key i into buf (at least WQT_KEY_LEN + 1 bytes); returns its length. */
+static inline size_t wqt_key(char *buf, int i)
+{
+	int d;
+
+	buf[0] = 'k';
+	for (d = WQT_KEY_LEN - 1; d >= 1; d--, i /= 10)
+		buf[d] = '0' + i % 10;
+	buf[WQT_KEY_LEN] = '\0';
+	return WQT_KEY_LEN;
+}
+
+/* Index of a key written by wqt_key, or -1 if buf is not such a key. */
+static inline int wqt_key_index(const char *buf, ssize_t len)
+{
+	int i, v = 0;
+
+	if (len != WQT_KEY_LEN || buf[0] != 'k')
+		return -1;
+	for (i = 1; i < WQT_KEY_LEN; i++) {
+		if (buf[i] < '0' || buf[i] > '9')
+			return -1;
+		v = v * 10 + (buf[i] - '0');
+	}
+	return v;
+}
+
+static inline int wqt_add_i(int fd, int i)
+{
+	char k[WQT_KEY_LEN + 1];
+
+	return wq_add(fd, k, wqt_key(k, i));
+}
+
+static inline int wqt_done_i(int fd, int i)
+{
+	char k[WQT_KEY_LEN + 1];
+
+	return wq_done(fd, k, wqt_key(k, i));
+}
+
+/* wq_get that returns the key index, or the negative error; -1000 if the
+ * key handed out is not one of ours. */
+static inline int wqt_get_i(int fd, int timeout_ms)
+{
+	char buf[WQ_KEY_MAX];
+	ssize_t n = wq_get(fd, buf, sizeof(buf), timeout_ms);
+	int i;
+
+	if (n < 0)
+		return (int)n;
+	i = wqt_key_index(buf, n);
+	return i < 0 ? -1000 : i;
+}
+
+static inline int wqt_stat(int fd, struct wq_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return wq_stat(fd, st);
+}
+
+/* ---- shared memory ----------------------------------------------------- */
+
+static inline void *wqt_shared(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Tracker, in shared memory so forked consumers can use it.
+ *
+ * held: set by the consumer that got the key, cleared just before its
+ *	wq_done. Setting it when already set means two consumers hold the key.
+ * pending: set by a producer just before wq_add, cleared by a consumer just
+ *	after wq_get hands the key out. Any add that took effect is followed
+ *	by a get (it queues the key, coalesces with a queued copy or marks a
+ *	processing key dirty), so once the queue is drained every pending
+ *	flag must be clear. A consumer re-adding a key it holds may set
+ *	pending after a successful wq_add instead: nobody can get the key
+ *	before this consumer's wq_done.
+ */
+struct wqt_slot {
+	atomic_int held;
+	atomic_int pending;
+	atomic_int gets;
+	atomic_int readds;	/* successful re-adds while processing */
+};
+
+struct wqt_tracker {
+	atomic_int double_hold;	/* wq_get handed out a key already held */
+	atomic_int bad_key;	/* wq_get returned something not ours */
+	atomic_int errors;	/* unexpected return values */
+	atomic_int total_gets;
+	int nkeys;
+	struct wqt_slot slot[];
+};
+
+static inline struct wqt_tracker *wqt_tracker_new(int nkeys)
+{
+	struct wqt_tracker *t = wqt_shared(sizeof(*t) +
+					   nkeys * sizeof(struct wqt_slot));
+
+	if (t)
+		t->nkeys = nkeys;
+	return t;
+}
+
+static inline void wqt_tracker_free(struct wqt_tracker *t)
+{
+	if (t)
+		munmap(t, sizeof(*t) + t->nkeys * sizeof(struct wqt_slot));
+}
+
+/* Producer side: wq_add of key i, recorded. Returns wq_add's result. */
+static inline int wqt_track_add(struct wqt_tracker *t, int fd, int i)
+{
+	atomic_store(&t->slot[i].pending, 1);
+	return wqt_add_i(fd, i);
+}
+
+/* Consumer side: wq_get, recorded. Returns the key index or the error. */
+static inline int wqt_track_get(struct wqt_tracker *t, int fd, int timeout_ms)
+{
+	int i = wqt_get_i(fd, timeout_ms);
+
+	if (i == -1000 || i >= t->nkeys) {
+		atomic_fetch_add(&t->bad_key, 1);
+		return -1000;
+	}
+	if (i < 0)
+		return i;
+	if (atomic_exchange(&t->slot[i].held, 1))
+		atomic_fetch_add(&t->double_hold, 1);
+	atomic_store(&t->slot[i].pending, 0);
+	atomic_fetch_add(&t->slot[i].gets, 1);
+	atomic_fetch_add(&t->total_gets, 1);
+	return i;
+}
+
+/* Consumer side: re-add of a key this consumer holds (client-go Q2). */
+static inline int wqt_track_readd(struct wqt_tracker *t, int fd, int i)
+{
+	int r = wqt_add_i(fd, i);
+
+	if (r == 0) {
+		atomic_store(&t->slot[i].pending, 1);
+		atomic_fetch_add(&t->slot[i].readds, 1);
+	}
+	return r;
+}
+
+/* Consumer side: wq_done of key i, recorded. Returns wq_done's result. */
+static inline int wqt_track_done(struct wqt_tracker *t, int fd, int i)
+{
+	int r;
+
+	atomic_store(&t->slot[i].held, 0);
+	r = wqt_done_i(fd, i);
+	if (r != 0)
+		atomic_fetch_add(&t->errors, 1);
+	return r;
+}
+
+/* Number of keys still pending (added but never handed out afterwards). */
+static inline int wqt_tracker_lost(struct wqt_tracker *t)
+{
+	int i, n = 0;
+
+	for (i = 0; i < t->nkeys; i++)
+		if (atomic_load(&t->slot[i].pending))
+			n++;
+	return n;
+}
+
+/* ---- child processes ---------------------------------------------------- */
+
+/*
+ * Children forked by a test are recorded so that the fixture teardown can
+ * kill and reap them even when an ASSERT failed in between: a child left
+ * behind would keep a handle (and the module) busy.
+ */
+#define WQT_MAX_CHILDREN 64
+static pid_t wqt_children[WQT_MAX_CHILDREN];
+
+/* fork(); in the child runs fn(arg) and _exit()s with its result. */
+static inline pid_t wqt_spawn(int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int i;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0)
+		_exit(fn(arg));
+	if (pid > 0)
+		for (i = 0; i < WQT_MAX_CHILDREN; i++)
+			if (!wqt_children[i]) {
+				wqt_children[i] = pid;
+				break;
+			}
+	return pid;
+}
+
+static inline void wqt_forget_child(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < WQT_MAX_CHILDREN; i++)
+		if (wqt_children[i] == pid)
+			wqt_children[i] = 0;
+}
+
+/* waitpid() with a deadline; returns the exit code, 128+signal if killed,
+ * or -1 if the child did not end in time (it is then left running). */
+static inline int wqt_wait_child(pid_t pid, int timeout_ms)
+{
+	int64_t end = wqt_now_ms() + timeout_ms;
+	int status;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (wqt_now_ms() > end)
+			return -1;
+		wqt_sleep_ms(5);
+	}
+	wqt_forget_child(pid);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+/* SIGKILL a child and reap it. */
+static inline void wqt_kill_child(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	wqt_forget_child(pid);
+}
+
+static inline void wqt_reap_all(void)
+{
+	int i;
+
+	for (i = 0; i < WQT_MAX_CHILDREN; i++)
+		if (wqt_children[i])
+			wqt_kill_child(wqt_children[i]);
+}
+
+/* ---- fixture ------------------------------------------------------------ */
+
+/*
+ * WQT_FIXTURE(f): a fixture "f" whose setup creates a fresh queue with a
+ * unique name and default attributes (self->name, self->fd) and whose
+ * teardown kills leftover children, closes the handle (unless the test set
+ * self->fd to -1) and destroys the queue. Skips when /dev/wq is missing.
+ */
+#define WQT_FIXTURE(f)							\
+	FIXTURE(f) {							\
+		int fd;							\
+		char name[WQ_NAME_MAX];					\
+	};								\
+	FIXTURE_SETUP(f)						\
+	{								\
+		self->fd = -1;						\
+		if (!wqt_have_dev())					\
+			SKIP(return, "/dev/wq missing (module not loaded)"); \
+		wqt_name(self->name, _metadata->name);			\
+		self->fd = wq_create(self->name, NULL);			\
+		ASSERT_LE(0, self->fd) TH_LOG("wq_create(%s): %s",	\
+			self->name, strerror(-self->fd));		\
+	}								\
+	FIXTURE_TEARDOWN(f)						\
+	{								\
+		wqt_reap_all();						\
+		if (self->fd >= 0)					\
+			wq_close(self->fd);				\
+		if (self->name[0])					\
+			wq_destroy(self->name);				\
+	}
+
+#endif /* WQ_TEST_UTIL_H */
