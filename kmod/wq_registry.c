@@ -12,6 +12,7 @@
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -164,7 +165,8 @@ int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 	memcpy(q->name, args->name, WQ_NAME_MAX);
 	q->uid = current_fsuid();
 	q->gid = current_fsgid();
-	q->mode = args->mode ?: 0600;
+	/* As mq_open(): the creator's umask applies. */
+	q->mode = (args->mode ?: 0600) & ~current_umask();
 	q->limiter = args->limiter;
 
 	mutex_lock(&wq_registry_lock);

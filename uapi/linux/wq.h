@@ -68,7 +68,8 @@ struct wq_limiter {
  * struct wq_create - WQ_IOC_CREATE: create a named queue, bind this fd to it
  * @flags: must be 0
  * @max_items: most distinct keys held at once; 0 means the module default
- * @mode: permission bits (07777 & ~umask applied by libwq); 0 means 0600
+ * @mode: permission bits, 07777; 0 means 0600. As with mq_open(), the
+ *	caller's umask is applied
  * @reserved: must be 0
  * @name: [A-Za-z0-9._-]{1,63}, NUL-terminated, zero-padded
  * @limiter: the rate limiter of the queue
