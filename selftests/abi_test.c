@@ -10,10 +10,11 @@
 #include "wq_test_util.h"
 #include "uapi/linux/wq.h"
 
-/* ioctl() returning 0 or the errno. */
+/* ioctl() returning 0 (also for a positive result, e.g. GET's length)
+ * or the errno. */
 static int xioctl(int fd, unsigned long cmd, void *arg)
 {
-	return ioctl(fd, cmd, arg) ? errno : 0;
+	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
 }
 
 static void set_name(char name[WQ_NAME_MAX], const char *s)
@@ -180,6 +181,8 @@ TEST_F(abi, unknown_flags)
 	ASSERT_EQ(0, raw_add(self->fd, "p", 1));
 	g.flags = WQ_GET_NONBLOCK;
 	ASSERT_EQ(0, xioctl(self->fd, WQ_IOC_GET, &g));	/* "q" processing */
+	ASSERT_EQ(1U, g.key_len);
+	g.key_len = 0;		/* out field: back to 0 for the next calls */
 	s = snap(self->fd);
 
 	wqt_name(other, "flags");
@@ -384,6 +387,7 @@ TEST_F(abi, bad_pointers)
 	ASSERT_UNCHANGED(s, self->fd);
 
 	/* a good GET gets the key */
+	g.key_len = 0;
 	g.flags = WQ_GET_NONBLOCK;
 	g.buf = (uintptr_t)buf;
 	g.buf_cap = sizeof(buf);
@@ -503,6 +507,7 @@ TEST_F(abi, get_results)
 	ASSERT_EQ(0, raw_stat(self->fd, &qi));
 	EXPECT_EQ(1U, qi.queued);
 	EXPECT_EQ(0U, qi.processing);
+	g.key_len = 0;
 	g.buf_cap = 10;
 	g.flags = 0;
 	g.deadline_ns = WQ_DEADLINE_NONE;
@@ -565,6 +570,7 @@ TEST_F(abi, shutdown_and_state)
 
 	ASSERT_EQ(0, raw_add(self->fd, "k", 1));
 	ASSERT_EQ(0, xioctl(self->fd, WQ_IOC_GET, &g));
+	g.key_len = 0;
 	sd.deadline_ns = mono_ns() + 100000000ULL;
 	EXPECT_EQ(ETIMEDOUT, xioctl(self->fd, WQ_IOC_SHUTDOWN, &sd));
 	ASSERT_EQ(0, raw_stat(self->fd, &qi));
@@ -595,6 +601,7 @@ TEST_F(abi, list)
 	e = calloc(l.total + 4, sizeof(*e));
 	ASSERT_NE(NULL, e);
 	l.count = l.total + 4;
+	l.total = 0;		/* out field: back to 0 */
 	l.entries = (uintptr_t)e;
 	ASSERT_EQ(0, xioctl(self->dev, WQ_IOC_LIST, &l));
 	ASSERT_LE(l.count, l.total);

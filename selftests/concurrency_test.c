@@ -519,7 +519,7 @@ static int slow_consumer_proc(void *p)
 			return 0;
 		if (n < 0)
 			return 3;
-		wqt_sleep_ms(20);
+		wqt_sleep_ms(40);
 		atomic_fetch_add(s->dones, 1);
 		if (wq_done(fd, buf, n))
 			return 4;
