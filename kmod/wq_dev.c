@@ -169,7 +169,7 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg)
 	struct wq_add *a = arg;
 	struct kwq_item *item;
 
-	if (a->flags || a->delay_ns || wq_check_key_len(a->key_len))
+	if (a->flags || wq_check_key_len(a->key_len))
 		return -EINVAL;
 	item = kwq_item_alloc(a->key_len, GFP_KERNEL_ACCOUNT);
 	if (!item)
@@ -179,8 +179,7 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg)
 		kwq_item_free(item);
 		return -EFAULT;
 	}
-	a->delay_ns = 0;
-	return kwq_add_item(q, item, GFP_KERNEL_ACCOUNT);
+	return kwq_add_item(q, item, a->delay_ns, GFP_KERNEL_ACCOUNT);
 }
 
 static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg)

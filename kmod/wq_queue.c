@@ -8,7 +8,13 @@
 #include <linux/string.h>
 #include <linux/uidgid.h>
 
+#include "compat.h"
 #include "wq_queue.h"
+
+/* Slack of the delay timer: it may fire this much late, never early. */
+#define KWQ_TIMER_SLACK_NS	(50 * NSEC_PER_USEC)
+
+static enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer);
 
 static struct kmem_cache *kwq_item_cache;
 
@@ -98,10 +104,16 @@ struct kwq *kwq_alloc(u32 max_items, gfp_t gfp)
 	q = kzalloc(sizeof(*q), gfp);
 	if (!q)
 		return NULL;
-	if (kwq_keytab_init(&q->keys, gfp)) {
-		kfree(q);
-		return NULL;
-	}
+	q->waiting.nr_chunks = kwq_heap_chunks_for(max_items);
+	q->waiting.chunks = kcalloc(q->waiting.nr_chunks,
+				    sizeof(*q->waiting.chunks), gfp);
+	if (!q->waiting.chunks)
+		goto err_free;
+	if (kwq_keytab_init(&q->keys, gfp))
+		goto err_free_heap;
+	wq_hrtimer_setup(&q->timer, kwq_timer_fn, CLOCK_MONOTONIC,
+			 HRTIMER_MODE_ABS_SOFT);
+	q->armed = KTIME_MAX;
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->fifo);
 	init_waitqueue_head(&q->getters);
@@ -112,14 +124,25 @@ struct kwq *kwq_alloc(u32 max_items, gfp_t gfp)
 	q->uid = GLOBAL_ROOT_UID;
 	q->gid = GLOBAL_ROOT_GID;
 	return q;
+
+err_free_heap:
+	kfree(q->waiting.chunks);
+err_free:
+	kfree(q);
+	return NULL;
 }
 
 static void kwq_release(struct kref *ref)
 {
 	struct kwq *q = container_of(ref, struct kwq, ref);
+	u32 i;
 
+	hrtimer_cancel(&q->timer);
 	kwq_keytab_drain(&q->keys, kwq_item_free_key);
 	kwq_keytab_destroy(&q->keys);
+	for (i = 0; i < q->waiting.nr_chunks; i++)
+		kfree(q->waiting.chunks[i]);
+	kfree(q->waiting.chunks);
 	kfree(q);
 }
 
@@ -127,7 +150,8 @@ static void kwq_release(struct kref *ref)
  * kwq_put() - drop a reference; the last one frees the queue and its keys
  * @q: the queue
  *
- * Context: any context; nobody may be waiting on the queue when the last
+ * Context: process context (the last put cancels the delay timer, which may
+ * sleep on PREEMPT_RT); nobody may be waiting on the queue when the last
  * reference goes (waiters hold references through their handles).
  */
 void kwq_put(struct kwq *q)
@@ -154,10 +178,12 @@ static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item)
 	wake_up(&q->getters);
 }
 
-/* The key stopped being held: forget it. */
+/* The key lost one of its held states: forget it if it has none left. */
 static void kwq_unhold_locked(struct kwq *q, struct kwq_item *item)
 {
 	lockdep_assert_held(&q->lock);
+	if (item->flags & KWQ_ITEM_HELD)
+		return;
 	q->nr_held--;
 	kwq_keytab_remove(&q->keys, &item->key);
 	kwq_item_free(item);
@@ -191,6 +217,65 @@ static void kwq_maybe_grow(struct kwq *q, gfp_t gfp)
 		kfree(buckets);
 }
 
+/* Start (or stop) the timer for the earliest waiting key, if it changed. */
+static void kwq_arm_locked(struct kwq *q)
+{
+	struct kwq_heap_node *n = kwq_heap_peek(&q->waiting);
+	ktime_t when = n ? n->when : KTIME_MAX;
+
+	lockdep_assert_held(&q->lock);
+	if (when == q->armed)
+		return;
+	q->armed = when;
+	if (when == KTIME_MAX)
+		hrtimer_try_to_cancel(&q->timer);	/* a late fire is harmless */
+	else
+		hrtimer_start_range_ns(&q->timer, when, KWQ_TIMER_SLACK_NS,
+				       HRTIMER_MODE_ABS_SOFT);
+}
+
+static void kwq_drop_waiting_locked(struct kwq *q)
+{
+	struct kwq_heap_node *n;
+
+	lockdep_assert_held(&q->lock);
+	while ((n = kwq_heap_pop(&q->waiting))) {
+		struct kwq_item *item = container_of(n, struct kwq_item, wait);
+
+		item->flags &= ~KWQ_ITEM_WAITING;
+		kwq_unhold_locked(q, item);
+	}
+	kwq_arm_locked(q);
+}
+
+/*
+ * Make sure the waiting heap has a slot for one more key. Allocates outside
+ * q->lock; false if it could not.
+ */
+static bool kwq_reserve_waiting(struct kwq *q, gfp_t gfp)
+{
+	struct kwq_heap_node **chunk;
+	unsigned long flags;
+	int idx;
+
+	spin_lock_irqsave(&q->lock, flags);
+	idx = kwq_heap_chunk_needed(&q->waiting);
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (idx < 0)
+		return true;
+	chunk = kcalloc(KWQ_HEAP_CHUNK, sizeof(*chunk), gfp);
+	if (!chunk)
+		return false;
+	spin_lock_irqsave(&q->lock, flags);
+	if (!q->waiting.chunks[idx]) {
+		kwq_heap_add_chunk(&q->waiting, idx, chunk);
+		chunk = NULL;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	kfree(chunk);
+	return true;
+}
+
 /* Add of a key already in the table. */
 static int kwq_add_locked(struct kwq *q, struct kwq_item *item)
 {
@@ -210,32 +295,69 @@ static int kwq_add_locked(struct kwq *q, struct kwq_item *item)
 	return 0;
 }
 
+/* AddAfter of a key already in the table: 0, or -ENOMEM (no heap slot). */
+static int kwq_add_after_locked(struct kwq *q, struct kwq_item *item,
+				ktime_t ready)
+{
+	lockdep_assert_held(&q->lock);
+	if (item->flags & KWQ_ITEM_WAITING) {
+		/* The earlier ready time wins; a later one never postpones. */
+		kwq_heap_move_earlier(&q->waiting, &item->wait, ready);
+	} else {
+		if (kwq_heap_chunk_needed(&q->waiting) != -1)
+			return -ENOMEM;
+		kwq_heap_push(&q->waiting, &item->wait, ready);
+		item->flags |= KWQ_ITEM_WAITING;
+	}
+	kwq_arm_locked(q);
+	return 0;
+}
+
 /**
- * kwq_add_item() - Add: make a key pending
+ * kwq_add_item() - Add and AddAfter: make a key pending, now or later
  * @q: the queue
  * @new: a record from kwq_item_alloc() with the key filled in; always
  *	consumed (kept as the key's record, or freed)
+ * @delay_ns: 0 adds at once; otherwise the key waits until this long after
+ *	the call (CLOCK_MONOTONIC), never less. A key already waiting keeps
+ *	the earlier of its two ready times. Waiting does not cancel or wait
+ *	for a queued or processing copy: when the delay passes, the key is
+ *	added as by Add.
  * @gfp: how the caller may allocate (growing the key table sleeps only if
  *	@gfp allows it)
  *
  * Context: any context; takes and releases q->lock.
- * Return: 0 if the key is pending afterwards (newly queued, coalesced with
- * a queued copy, or marked dirty while processing); -ESHUTDOWN once the
- * queue is shutting down; -EAGAIN if a new key would exceed max_items.
+ * Return: 0 if the key is pending afterwards (queued, coalesced with a
+ * queued copy, marked dirty while processing, or waiting); -ESHUTDOWN once
+ * the queue is shutting down; -EAGAIN if a new key would exceed max_items;
+ * -ENOMEM.
  */
-int kwq_add_item(struct kwq *q, struct kwq_item *new, gfp_t gfp)
+int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 delay_ns,
+		 gfp_t gfp)
 {
+	ktime_t now = ktime_get();
+	ktime_t ready = delay_ns > (u64)(KTIME_MAX - now) ? KTIME_MAX :
+			now + (ktime_t)delay_ns;
 	struct kwq_item *item;
 	unsigned long flags;
 	int ret;
 
 	new->key.hash = kwq_keytab_hash(&q->keys, new->key.data, new->key.len);
 	kwq_maybe_grow(q, gfp);
-
+retry:
+	if (delay_ns && !kwq_reserve_waiting(q, gfp)) {
+		kwq_item_free(new);
+		return -ENOMEM;
+	}
 	spin_lock_irqsave(&q->lock, flags);
 	if (q->shutting_down) {
 		ret = -ESHUTDOWN;
 		goto unlock;
+	}
+	if (delay_ns && kwq_heap_chunk_needed(&q->waiting) >= 0) {
+		/* The heap grew past our reservation meanwhile. */
+		spin_unlock_irqrestore(&q->lock, flags);
+		goto retry;
 	}
 	item = kwq_find_locked(q, new->key.hash, new->key.data, new->key.len);
 	if (!item) {
@@ -248,12 +370,43 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, gfp_t gfp)
 		item = new;
 		new = NULL;
 	}
-	ret = kwq_add_locked(q, item);
+	if (delay_ns) {
+		q->retries++;
+		ret = kwq_add_after_locked(q, item, ready);
+		if (ret)
+			kwq_unhold_locked(q, item);	/* if we just made it */
+	} else {
+		ret = kwq_add_locked(q, item);
+	}
 unlock:
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (new)
 		kwq_item_free(new);
 	return ret;
+}
+
+/* The delay timer: add every key whose ready time has passed. */
+static enum hrtimer_restart kwq_timer_fn(struct hrtimer *timer)
+{
+	struct kwq *q = container_of(timer, struct kwq, timer);
+	struct kwq_heap_node *n;
+	unsigned long flags;
+	ktime_t now;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!hrtimer_is_queued(timer))
+		q->armed = KTIME_MAX;	/* this expiry is spent */
+	now = ktime_get();
+	while ((n = kwq_heap_peek(&q->waiting)) && n->when <= now) {
+		struct kwq_item *item = container_of(n, struct kwq_item, wait);
+
+		kwq_heap_pop(&q->waiting);
+		item->flags &= ~KWQ_ITEM_WAITING;
+		kwq_add_locked(q, item);	/* in ready-time order */
+	}
+	kwq_arm_locked(q);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return HRTIMER_NORESTART;
 }
 
 struct kwq_take {
@@ -493,8 +646,8 @@ unsigned int kwq_len(struct kwq *q)
  * kwq_shutdown() - ShutDown: refuse new keys, wake every waiter
  * @q: the queue
  *
- * Queued keys are still handed out. Every drain waiting at this moment
- * returns -ECANCELED. Idempotent.
+ * Queued keys are still handed out; waiting (AddAfter) keys are dropped.
+ * Every drain waiting at this moment returns -ECANCELED. Idempotent.
  *
  * Context: any context.
  */
@@ -505,6 +658,7 @@ void kwq_shutdown(struct kwq *q)
 	spin_lock_irqsave(&q->lock, flags);
 	q->shutting_down = true;
 	q->drain_cancel++;
+	kwq_drop_waiting_locked(q);
 	spin_unlock_irqrestore(&q->lock, flags);
 	wake_up_all(&q->getters);
 	wake_up_all(&q->drainers);
@@ -547,6 +701,7 @@ int kwq_shutdown_with_drain(struct kwq *q, ktime_t deadline)
 	might_sleep();
 	spin_lock_irqsave(&q->lock, flags);
 	q->shutting_down = true;
+	kwq_drop_waiting_locked(q);
 	d.cancel = q->drain_cancel;
 	q->nr_drainers++;
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -645,6 +800,7 @@ void kwq_fill_info(struct kwq *q, struct wq_queue_info *info)
 	info->processing = q->nr_processing;
 	info->dirty = q->nr_dirty;
 	info->keys = q->nr_held;
+	info->waiting = kwq_heap_len(&q->waiting);
 	info->adds = q->adds;
 	info->retries = q->retries;
 	spin_unlock_irqrestore(&q->lock, flags);

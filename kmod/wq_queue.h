@@ -9,11 +9,14 @@
  *   QUEUED                 in queue and dirty         q->fifo
  *   PROCESSING             in processing              holder->held, or none
  *   PROCESSING|DIRTY       processing and dirty       holder->held, or none
+ *   WAITING (with any)     waitingForQueue (AddAfter) q->waiting (heap)
  *
  * A key is queued at most once and handed to at most one consumer; a key
  * added while it is processing becomes DIRTY and is queued again by done.
- * A record lives while its key is held (queued or processing) and is freed
- * when the key stops being held.
+ * A waiting key is independent of the other states (client-go's delaying
+ * queue sits in front of the queue): when its ready time passes, it is
+ * added as by Add. A record lives while its key is held (queued,
+ * processing or waiting) and is freed when the key stops being held.
  *
  * Locking:
  * - q->lock (spinlock_t) protects every field of the queue marked "[L]" and
@@ -25,12 +28,20 @@
  *   q->getters and q->drainers (taken by wake_up() under q->lock).
  * - Consumers sleep on q->getters (exclusive: one new key wakes one
  *   consumer; shutdown wakes all); drain waiters on q->drainers.
+ * - Delays: q->timer is an hrtimer (CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT:
+ *   the callback runs in softirq on PREEMPT_RT kernels too) armed at the
+ *   earliest ready time of q->waiting. It is only ever (re)started under
+ *   q->lock, by process context or by its own callback, which returns
+ *   HRTIMER_NORESTART; hrtimer_cancel() is only called with no lock held
+ *   (when the queue is freed). The callback moves due keys to the FIFO
+ *   under q->lock and allocates nothing: the waiting record is the key's.
  * - Memory: records come from a SLAB_ACCOUNT cache; keys, queues and tables
  *   are allocated with the caller's gfp, GFP_KERNEL_ACCOUNT for userspace.
  */
 #ifndef _WQ_QUEUE_H
 #define _WQ_QUEUE_H
 
+#include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -41,12 +52,15 @@
 #include <linux/wait.h>
 
 #include "../uapi/linux/wq.h"
+#include "wq_heap.h"
 #include "wq_keytab.h"
 
 #define KWQ_ITEM_QUEUED		BIT(0)	/* on q->fifo */
 #define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, not done */
 #define KWQ_ITEM_DIRTY		BIT(2)	/* added while processing */
-#define KWQ_ITEM_HELD		(KWQ_ITEM_QUEUED | KWQ_ITEM_PROCESSING)
+#define KWQ_ITEM_WAITING	BIT(3)	/* in q->waiting (AddAfter) */
+#define KWQ_ITEM_HELD		(KWQ_ITEM_QUEUED | KWQ_ITEM_PROCESSING | \
+				 KWQ_ITEM_WAITING)
 
 #define KWQ_INLINE_KEY		48	/* keys up to this long live inline */
 
@@ -57,6 +71,7 @@ struct kwq_holder;
  * @key: the key and its hash chain
  * @link: q->fifo while QUEUED; holder->held while PROCESSING with a holder
  * @holder: the handle that got the key, or NULL (detached, kernel)
+ * @wait: ready time and heap position while WAITING
  * @flags: KWQ_ITEM_*
  * @gen: bumped each time the key is handed out
  * @inline_key: storage of short keys (@key.data points here)
@@ -65,6 +80,7 @@ struct kwq_item {
 	struct kwq_key key;
 	struct list_head link;
 	struct kwq_holder *holder;
+	struct kwq_heap_node wait;
 	u32 flags;
 	u32 gen;
 	u8 inline_key[KWQ_INLINE_KEY];
@@ -89,7 +105,11 @@ struct kwq_holder {
  * @nr_queued: [L] records on @fifo (Len)
  * @nr_processing: [L] PROCESSING records
  * @nr_dirty: [L] PROCESSING|DIRTY records
- * @nr_held: [L] records QUEUED or PROCESSING (counted against @max_items)
+ * @nr_held: [L] records QUEUED, PROCESSING or WAITING (counted against
+ *	@max_items)
+ * @waiting: [L] WAITING records by ready time
+ * @timer: fires at the earliest ready time of @waiting
+ * @armed: [L] the expiry @timer was started with, KTIME_MAX if none
  * @max_items: most keys held at once
  * @shutting_down: [L] set once by shutdown, never cleared
  * @nr_drainers: [L] callers waiting in kwq_shutdown_with_drain()
@@ -116,6 +136,9 @@ struct kwq {
 	unsigned int nr_processing;
 	unsigned int nr_dirty;
 	unsigned int nr_held;
+	struct kwq_heap waiting;
+	struct hrtimer timer;
+	ktime_t armed;
 	unsigned int max_items;
 	bool shutting_down;
 	unsigned int nr_drainers;
@@ -149,7 +172,8 @@ void kwq_item_free(struct kwq_item *item);
 struct kwq *kwq_alloc(u32 max_items, gfp_t gfp);
 void kwq_put(struct kwq *q);
 
-int kwq_add_item(struct kwq *q, struct kwq_item *item, gfp_t gfp);
+int kwq_add_item(struct kwq *q, struct kwq_item *item, u64 delay_ns,
+		 gfp_t gfp);
 int kwq_get(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
 	    u32 *len, u32 *gen, ktime_t deadline, unsigned int flags);
 void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,

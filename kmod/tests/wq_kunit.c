@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites for wq's pure logic: the key table (lookups across an
+ * incremental resize) and the waiting heap. Built as wq_kunit.ko where the
+ * kernel has CONFIG_KUNIT (the debug lane); it runs at load and reports
+ * KTAP in the kernel log and /sys/kernel/debug/kunit/.
+ *
+ * The files under test are compiled into this module (as many in-tree KUnit
+ * tests do), so it does not depend on wq.ko exporting its internals.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "../wq_heap.c"
+#include "../wq_keytab.c"
+
+/* ---- key table ---------------------------------------------------------- */
+
+struct kt_item {
+	struct kwq_key key;
+	u8 bytes[16];
+	bool in;
+};
+
+static struct kt_item *kt_items(struct kunit *test, int n)
+{
+	struct kt_item *it = kunit_kcalloc(test, n, sizeof(*it), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, it);
+	for (i = 0; i < n; i++) {
+		it[i].key.len = snprintf(it[i].bytes, sizeof(it[i].bytes),
+					 "key-%d", i);
+		it[i].key.data = it[i].bytes;
+		INIT_HLIST_NODE(&it[i].key.node);
+	}
+	return it;
+}
+
+static struct kwq_key *kt_find(struct kwq_keytab *kt, struct kt_item *it)
+{
+	return kwq_keytab_find(kt, kwq_keytab_hash(kt, it->bytes, it->key.len),
+			       it->bytes, it->key.len);
+}
+
+static void kt_insert(struct kwq_keytab *kt, struct kt_item *it)
+{
+	it->key.hash = kwq_keytab_hash(kt, it->bytes, it->key.len);
+	kwq_keytab_insert(kt, &it->key);
+	it->in = true;
+}
+
+/* Grow whenever asked, as the queue does before taking its lock. */
+static void kt_maybe_grow(struct kunit *test, struct kwq_keytab *kt)
+{
+	struct hlist_head *b;
+	unsigned int shift;
+
+	if (!kwq_keytab_want_grow(kt, &shift))
+		return;
+	b = kwq_keytab_alloc_buckets(shift, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_TRUE(test, kwq_keytab_start_grow(kt, b, shift));
+	/* A second grow before the migration ends is refused. */
+	KUNIT_EXPECT_FALSE(test, kwq_keytab_want_grow(kt, &shift));
+}
+
+static void keytab_find_insert_remove(struct kunit *test)
+{
+	struct kt_item *it = kt_items(test, 3);
+	struct kwq_keytab kt;
+
+	KUNIT_ASSERT_EQ(test, 0, kwq_keytab_init(&kt, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, kt_find(&kt, &it[0]));
+	kt_insert(&kt, &it[0]);
+	kt_insert(&kt, &it[1]);
+	KUNIT_EXPECT_PTR_EQ(test, &it[0].key, kt_find(&kt, &it[0]));
+	KUNIT_EXPECT_PTR_EQ(test, &it[1].key, kt_find(&kt, &it[1]));
+	KUNIT_EXPECT_NULL(test, kt_find(&kt, &it[2]));
+	kwq_keytab_remove(&kt, &it[0].key);
+	KUNIT_EXPECT_NULL(test, kt_find(&kt, &it[0]));
+	KUNIT_EXPECT_EQ(test, 1U, kt.count);
+	kwq_keytab_remove(&kt, &it[1].key);
+	kwq_keytab_destroy(&kt);
+}
+
+/* Equal hashes with different bytes are different keys. */
+static void keytab_same_hash_different_bytes(struct kunit *test)
+{
+	struct kt_item *it = kt_items(test, 2);
+	struct kwq_keytab kt;
+
+	KUNIT_ASSERT_EQ(test, 0, kwq_keytab_init(&kt, GFP_KERNEL));
+	it[0].key.hash = 42;
+	it[1].key.hash = 42;
+	kwq_keytab_insert(&kt, &it[0].key);
+	kwq_keytab_insert(&kt, &it[1].key);
+	KUNIT_EXPECT_PTR_EQ(test, &it[1].key,
+			    kwq_keytab_find(&kt, 42, it[1].bytes, it[1].key.len));
+	KUNIT_EXPECT_PTR_EQ(test, &it[0].key,
+			    kwq_keytab_find(&kt, 42, it[0].bytes, it[0].key.len));
+	KUNIT_EXPECT_NULL(test, kwq_keytab_find(&kt, 42, "key-0", 4));
+	kwq_keytab_remove(&kt, &it[0].key);
+	kwq_keytab_remove(&kt, &it[1].key);
+	kwq_keytab_destroy(&kt);
+}
+
+/* Every key stays findable while the table doubles and migrates. */
+static void keytab_grows_incrementally(struct kunit *test)
+{
+	const int n = 5000;
+	struct kt_item *it = kt_items(test, n);
+	struct kwq_keytab kt;
+	bool saw_migration = false;
+	int i, j;
+
+	KUNIT_ASSERT_EQ(test, 0, kwq_keytab_init(&kt, GFP_KERNEL));
+	for (i = 0; i < n; i++) {
+		kt_maybe_grow(test, &kt);
+		kt_insert(&kt, &it[i]);
+		saw_migration |= kt.old != NULL;
+		if (i % 251 == 0)
+			for (j = 0; j <= i; j++)
+				KUNIT_ASSERT_PTR_EQ(test, &it[j].key,
+						    kt_find(&kt, &it[j]));
+	}
+	KUNIT_EXPECT_TRUE(test, saw_migration);
+	KUNIT_EXPECT_GE(test, kt.shift, 10U);	/* <= 2 keys a bucket */
+	/* Remove every other key; the rest are still there. */
+	for (i = 0; i < n; i += 2) {
+		kwq_keytab_remove(&kt, &it[i].key);
+		it[i].in = false;
+	}
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, it[i].in, kt_find(&kt, &it[i]) != NULL);
+	KUNIT_EXPECT_EQ(test, (unsigned int)n / 2, kt.count);
+	for (i = 1; i < n; i += 2)
+		kwq_keytab_remove(&kt, &it[i].key);
+	kwq_keytab_destroy(&kt);
+}
+
+static int kt_drained;
+
+static void kt_count_drained(struct kwq_key *key)
+{
+	kt_drained++;
+}
+
+static void keytab_drain_visits_all(struct kunit *test)
+{
+	const int n = 300;
+	struct kt_item *it = kt_items(test, n);
+	struct kwq_keytab kt;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, 0, kwq_keytab_init(&kt, GFP_KERNEL));
+	for (i = 0; i < n; i++) {
+		kt_maybe_grow(test, &kt);
+		kt_insert(&kt, &it[i]);
+	}
+	kt_drained = 0;
+	kwq_keytab_drain(&kt, kt_count_drained);	/* also mid-migration */
+	KUNIT_EXPECT_EQ(test, n, kt_drained);
+	KUNIT_EXPECT_EQ(test, 0U, kt.count);
+	kwq_keytab_destroy(&kt);
+}
+
+static struct kunit_case wq_keytab_cases[] = {
+	KUNIT_CASE(keytab_find_insert_remove),
+	KUNIT_CASE(keytab_same_hash_different_bytes),
+	KUNIT_CASE(keytab_grows_incrementally),
+	KUNIT_CASE(keytab_drain_visits_all),
+	{}
+};
+
+static struct kunit_suite wq_keytab_suite = {
+	.name = "wq-keytab",
+	.test_cases = wq_keytab_cases,
+};
+
+/* ---- waiting heap --------------------------------------------------------- */
+
+static struct kwq_heap *heap_new(struct kunit *test, u32 max)
+{
+	struct kwq_heap *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->nr_chunks = kwq_heap_chunks_for(max);
+	h->chunks = kunit_kcalloc(test, h->nr_chunks, sizeof(*h->chunks),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h->chunks);
+	for (i = 0; i < h->nr_chunks; i++) {
+		h->chunks[i] = kunit_kcalloc(test, KWQ_HEAP_CHUNK,
+					     sizeof(**h->chunks), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, h->chunks[i]);
+	}
+	return h;
+}
+
+static void heap_orders_by_time_then_schedule(struct kunit *test)
+{
+	static const s64 when[] = { 1000, 500, 250, 750, 250 };
+	static const int order[] = { 2, 4, 1, 3, 0 };
+	struct kwq_heap *h = heap_new(test, ARRAY_SIZE(when));
+	struct kwq_heap_node n[ARRAY_SIZE(when)];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(when); i++)
+		kwq_heap_push(h, &n[i], when[i]);
+	for (i = 0; i < ARRAY_SIZE(order); i++)
+		KUNIT_EXPECT_PTR_EQ(test, &n[order[i]], kwq_heap_pop(h));
+	KUNIT_EXPECT_NULL(test, kwq_heap_pop(h));
+}
+
+static void heap_earliest_wins(struct kunit *test)
+{
+	struct kwq_heap *h = heap_new(test, 2);
+	struct kwq_heap_node a, b;
+
+	kwq_heap_push(h, &a, 50);
+	kwq_heap_push(h, &b, 70);
+	kwq_heap_move_earlier(h, &a, 60);		/* later: no change */
+	KUNIT_EXPECT_EQ(test, 50LL, a.when);
+	kwq_heap_move_earlier(h, &b, 30);
+	KUNIT_EXPECT_PTR_EQ(test, &b, kwq_heap_peek(h));
+	kwq_heap_remove(h, &b);
+	KUNIT_EXPECT_PTR_EQ(test, &a, kwq_heap_pop(h));
+	KUNIT_EXPECT_EQ(test, 0U, kwq_heap_len(h));
+}
+
+static void heap_random_removals(struct kunit *test)
+{
+	const int n = 2000;
+	struct kwq_heap *h = heap_new(test, n);
+	struct kwq_heap_node *nodes;
+	s64 last = S64_MIN;
+	int i;
+
+	nodes = kunit_kcalloc(test, n, sizeof(*nodes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nodes);
+	for (i = 0; i < n; i++)
+		kwq_heap_push(h, &nodes[i], get_random_u32_below(100000));
+	for (i = 0; i < n; i += 3)
+		kwq_heap_remove(h, &nodes[i]);
+	for (i = 1; i < n; i += 3)
+		kwq_heap_move_earlier(h, &nodes[i], nodes[i].when / 2);
+	while (kwq_heap_len(h)) {
+		struct kwq_heap_node *x = kwq_heap_pop(h);
+
+		KUNIT_ASSERT_GE(test, x->when, last);
+		last = x->when;
+	}
+}
+
+static struct kunit_case wq_heap_cases[] = {
+	KUNIT_CASE(heap_orders_by_time_then_schedule),
+	KUNIT_CASE(heap_earliest_wins),
+	KUNIT_CASE(heap_random_removals),
+	{}
+};
+
+static struct kunit_suite wq_heap_suite = {
+	.name = "wq-heap",
+	.test_cases = wq_heap_cases,
+};
+
+kunit_test_suites(&wq_keytab_suite, &wq_heap_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests of wq's key table and waiting heap");

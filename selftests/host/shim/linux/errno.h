@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Host shim: as the uapi <linux/errno.h> */
+#include <asm/errno.h>

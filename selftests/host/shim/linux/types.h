@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Host shim: the kernel types the pure-logic files use. */
+#ifndef _SHIM_LINUX_TYPES_H
+#define _SHIM_LINUX_TYPES_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+#endif
