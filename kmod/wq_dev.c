@@ -95,9 +95,10 @@ static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg)
 	mi->default_max_items = READ_ONCE(wq_default_max_items);
 	mi->max_items_limit = READ_ONCE(wq_max_items_limit);
 	mi->limiter_terms_max = WQ_LIMITER_TERMS_MAX;
-	mi->add_flags = 0;
+	mi->add_flags = WQ_ADD_RATE_LIMITED;
 	mi->get_flags = WQ_GET_NONBLOCK | WQ_GET_DETACH;
 	mi->shutdown_flags = WQ_SHUTDOWN_DRAIN;
+	mi->default_max_tracked = READ_ONCE(wq_default_max_tracked);
 	return 0;
 }
 
@@ -129,7 +130,7 @@ static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg)
 	return ret ?: wq_registry_destroy(n->name);
 }
 
-#define WQ_QUEUE_INFO_SIZE_VER0	offsetofend(struct wq_queue_info, limiter)
+#define WQ_QUEUE_INFO_SIZE_VER0	offsetofend(struct wq_queue_info, evicted)
 
 static long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg)
 {
@@ -167,10 +168,16 @@ static long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg)
 static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg)
 {
 	struct wq_add *a = arg;
+	unsigned int flags = 0;
 	struct kwq_item *item;
 
-	if (a->flags || wq_check_key_len(a->key_len))
+	if ((a->flags & ~WQ_ADD_RATE_LIMITED) || wq_check_key_len(a->key_len))
 		return -EINVAL;
+	if (a->flags & WQ_ADD_RATE_LIMITED) {
+		if (a->delay_ns)
+			return -EINVAL;
+		flags |= KWQ_ADD_RATE_LIMITED;
+	}
 	item = kwq_item_alloc(a->key_len, GFP_KERNEL_ACCOUNT);
 	if (!item)
 		return -ENOMEM;
@@ -179,7 +186,7 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg)
 		kwq_item_free(item);
 		return -EFAULT;
 	}
-	return kwq_add_item(q, item, a->delay_ns, GFP_KERNEL_ACCOUNT);
+	return kwq_add_item(q, item, &a->delay_ns, flags, GFP_KERNEL_ACCOUNT);
 }
 
 static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg)
@@ -237,13 +244,15 @@ static long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg)
 
 static long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg)
 {
-	void *key = wq_copy_key(arg);
+	struct wq_key *k = arg;
+	void *key = wq_copy_key(k);
+	long ret;
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
-	/* No limiter state is kept yet: every key is already forgotten. */
+	ret = kwq_forget(q, key, k->key_len);
 	kfree(key);
-	return 0;
+	return ret;
 }
 
 static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg)
@@ -253,8 +262,8 @@ static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg)
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
+	k->value = kwq_num_requeues(q, key, k->key_len);
 	kfree(key);
-	k->value = 0;
 	return 0;
 }
 
@@ -311,7 +320,7 @@ struct wq_ioctl_op {
 
 static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	WQ_OP(WQ_IOC_MODULE_INFO, wq_ioc_module_info, struct wq_module_info,
-	      reserved, false),
+	      default_max_tracked, false),
 	WQ_OP(WQ_IOC_CREATE, wq_ioc_create, struct wq_create, limiter, false),
 	WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name, false),
 	WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name, false),
@@ -321,7 +330,7 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value, true),
 	WQ_OP(WQ_IOC_SHUTDOWN, wq_ioc_shutdown, struct wq_shutdown,
 	      deadline_ns, true),
-	WQ_OP(WQ_IOC_STAT, wq_ioc_stat, struct wq_queue_info, limiter, true),
+	WQ_OP(WQ_IOC_STAT, wq_ioc_stat, struct wq_queue_info, evicted, true),
 	WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value, true),
 	WQ_OP(WQ_IOC_NUM_REQUEUES, wq_ioc_num_requeues, struct wq_key, value,
 	      true),

@@ -93,17 +93,24 @@ static void kwq_item_free_key(struct kwq_key *key)
 /**
  * kwq_alloc() - allocate an empty queue with one reference
  * @max_items: most keys held at once (> 0)
+ * @max_tracked: most keys kept only for their rate-limiter failures
+ * @limiter: the rate limiter (validated again here)
  * @gfp: allocation flags
  *
- * Return: the queue, or NULL.
+ * Return: the queue, or an ERR_PTR (-EINVAL, -ENOMEM).
  */
-struct kwq *kwq_alloc(u32 max_items, gfp_t gfp)
+struct kwq *kwq_alloc(u32 max_items, u32 max_tracked,
+		      const struct wq_limiter *limiter, gfp_t gfp)
 {
 	struct kwq *q;
 
 	q = kzalloc(sizeof(*q), gfp);
 	if (!q)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
+	if (kwq_limiter_init(&q->limiter, limiter)) {
+		kfree(q);
+		return ERR_PTR(-EINVAL);
+	}
 	q->waiting.nr_chunks = kwq_heap_chunks_for(max_items);
 	q->waiting.chunks = kcalloc(q->waiting.nr_chunks,
 				    sizeof(*q->waiting.chunks), gfp);
@@ -116,6 +123,8 @@ struct kwq *kwq_alloc(u32 max_items, gfp_t gfp)
 	q->armed = KTIME_MAX;
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->fifo);
+	INIT_LIST_HEAD(&q->idle);
+	q->max_tracked = max_tracked;
 	init_waitqueue_head(&q->getters);
 	init_waitqueue_head(&q->drainers);
 	kref_init(&q->ref);
@@ -129,7 +138,7 @@ err_free_heap:
 	kfree(q->waiting.chunks);
 err_free:
 	kfree(q);
-	return NULL;
+	return ERR_PTR(-ENOMEM);
 }
 
 static void kwq_release(struct kref *ref)
@@ -178,15 +187,59 @@ static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item)
 	wake_up(&q->getters);
 }
 
-/* The key lost one of its held states: forget it if it has none left. */
+static void kwq_forget_record_locked(struct kwq *q, struct kwq_item *item)
+{
+	kwq_keytab_remove(&q->keys, &item->key);
+	kwq_item_free(item);
+}
+
+/* Keep at most max_tracked idle records: evict the least recently held. */
+static void kwq_evict_idle_locked(struct kwq *q)
+{
+	lockdep_assert_held(&q->lock);
+	while (q->nr_idle > q->max_tracked) {
+		struct kwq_item *old = list_first_entry(&q->idle,
+							struct kwq_item, link);
+
+		list_del_init(&old->link);
+		q->nr_idle--;
+		q->nr_tracked--;
+		q->evicted++;
+		kwq_forget_record_locked(q, old);
+	}
+}
+
+/*
+ * The key lost one of its held states. If it has none left, forget it, or
+ * keep it idle for its rate-limiter failures.
+ */
 static void kwq_unhold_locked(struct kwq *q, struct kwq_item *item)
 {
 	lockdep_assert_held(&q->lock);
 	if (item->flags & KWQ_ITEM_HELD)
 		return;
 	q->nr_held--;
-	kwq_keytab_remove(&q->keys, &item->key);
-	kwq_item_free(item);
+	if (!item->failures) {
+		kwq_forget_record_locked(q, item);
+		return;
+	}
+	list_add_tail(&item->link, &q->idle);
+	q->nr_idle++;
+	kwq_evict_idle_locked(q);
+}
+
+/* Make a record held again (it may be idle): -EAGAIN if the queue is full. */
+static int kwq_hold_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	if (item->flags & KWQ_ITEM_HELD)
+		return 0;
+	if (q->nr_held >= q->max_items)
+		return -EAGAIN;
+	list_del_init(&item->link);
+	q->nr_idle--;
+	q->nr_held++;
+	return 0;
 }
 
 static void kwq_check_drained_locked(struct kwq *q)
@@ -313,18 +366,38 @@ static int kwq_add_after_locked(struct kwq *q, struct kwq_item *item,
 	return 0;
 }
 
+/* When: count a failure of the key and ask the limiter for its delay. */
+static u64 kwq_when_locked(struct kwq *q, struct kwq_item *item, s64 now)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->limiter.per_key) {
+		if (!item->failures)
+			q->nr_tracked++;
+		if (item->failures < U32_MAX)
+			item->failures++;
+	}
+	return kwq_limiter_when(&q->limiter, item->failures, now);
+}
+
 /**
- * kwq_add_item() - Add and AddAfter: make a key pending, now or later
+ * kwq_add_item() - Add, AddAfter and AddRateLimited
  * @q: the queue
  * @new: a record from kwq_item_alloc() with the key filled in; always
  *	consumed (kept as the key's record, or freed)
- * @delay_ns: 0 adds at once; otherwise the key waits until this long after
- *	the call (CLOCK_MONOTONIC), never less. A key already waiting keeps
- *	the earlier of its two ready times. Waiting does not cancel or wait
- *	for a queued or processing copy: when the delay passes, the key is
- *	added as by Add.
+ * @delay_ns: in: 0 adds at once; otherwise the key waits until this long
+ *	after the call (CLOCK_MONOTONIC), never less. A key already waiting
+ *	keeps the earlier of its two ready times. Waiting does not cancel or
+ *	wait for a queued or processing copy: when the delay passes, the key
+ *	is added as by Add. With KWQ_ADD_RATE_LIMITED it must be 0 on input
+ *	and is set to the delay the limiter chose.
+ * @flags: KWQ_ADD_*; with KWQ_ADD_RATE_LIMITED the limiter counts a
+ *	failure of the key (also when the key is already queued or waiting,
+ *	as in client-go) and gives the delay
  * @gfp: how the caller may allocate (growing the key table sleeps only if
  *	@gfp allows it)
+ *
+ * A call that fails changes nothing (no failure is counted, no token
+ * taken).
  *
  * Context: any context; takes and releases q->lock.
  * Return: 0 if the key is pending afterwards (queued, coalesced with a
@@ -332,35 +405,40 @@ static int kwq_add_after_locked(struct kwq *q, struct kwq_item *item,
  * the queue is shutting down; -EAGAIN if a new key would exceed max_items;
  * -ENOMEM.
  */
-int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 delay_ns,
-		 gfp_t gfp)
+int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
+		 unsigned int flags, gfp_t gfp)
 {
+	bool limited = flags & KWQ_ADD_RATE_LIMITED;
+	bool later = limited || *delay_ns;
 	ktime_t now = ktime_get();
-	ktime_t ready = delay_ns > (u64)(KTIME_MAX - now) ? KTIME_MAX :
-			now + (ktime_t)delay_ns;
 	struct kwq_item *item;
-	unsigned long flags;
+	unsigned long irqflags;
+	u64 delay = *delay_ns;
 	int ret;
 
 	new->key.hash = kwq_keytab_hash(&q->keys, new->key.data, new->key.len);
 	kwq_maybe_grow(q, gfp);
 retry:
-	if (delay_ns && !kwq_reserve_waiting(q, gfp)) {
+	if (later && !kwq_reserve_waiting(q, gfp)) {
 		kwq_item_free(new);
 		return -ENOMEM;
 	}
-	spin_lock_irqsave(&q->lock, flags);
+	spin_lock_irqsave(&q->lock, irqflags);
 	if (q->shutting_down) {
 		ret = -ESHUTDOWN;
 		goto unlock;
 	}
-	if (delay_ns && kwq_heap_chunk_needed(&q->waiting) >= 0) {
+	if (later && kwq_heap_chunk_needed(&q->waiting) >= 0) {
 		/* The heap grew past our reservation meanwhile. */
-		spin_unlock_irqrestore(&q->lock, flags);
+		spin_unlock_irqrestore(&q->lock, irqflags);
 		goto retry;
 	}
 	item = kwq_find_locked(q, new->key.hash, new->key.data, new->key.len);
-	if (!item) {
+	if (item) {
+		ret = kwq_hold_locked(q, item);
+		if (ret)
+			goto unlock;
+	} else {
 		if (q->nr_held >= q->max_items) {
 			ret = -EAGAIN;
 			goto unlock;
@@ -370,19 +448,81 @@ retry:
 		item = new;
 		new = NULL;
 	}
-	if (delay_ns) {
+	if (limited)
+		delay = kwq_when_locked(q, item, now);
+	if (delay) {
+		ktime_t ready = delay > (u64)(KTIME_MAX - now) ? KTIME_MAX :
+				now + (ktime_t)delay;
+
 		q->retries++;
 		ret = kwq_add_after_locked(q, item, ready);
 		if (ret)
-			kwq_unhold_locked(q, item);	/* if we just made it */
+			kwq_unhold_locked(q, item);	/* if we just held it */
 	} else {
 		ret = kwq_add_locked(q, item);
 	}
+	*delay_ns = delay;
 unlock:
-	spin_unlock_irqrestore(&q->lock, flags);
+	spin_unlock_irqrestore(&q->lock, irqflags);
 	if (new)
 		kwq_item_free(new);
 	return ret;
+}
+
+/**
+ * kwq_forget() - Forget: the limiter forgets the key's failures
+ * @q: the queue
+ * @key: the key
+ * @len: its length
+ *
+ * It does not take the key off the queue.
+ *
+ * Context: any context.
+ * Return: 0, also for a key the queue does not know.
+ */
+int kwq_forget(struct kwq *q, const void *key, u32 len)
+{
+	u64 hash = kwq_keytab_hash(&q->keys, key, len);
+	struct kwq_item *item;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	item = kwq_find_locked(q, hash, key, len);
+	if (item && item->failures) {
+		item->failures = 0;
+		q->nr_tracked--;
+		if (!(item->flags & KWQ_ITEM_HELD)) {
+			list_del_init(&item->link);
+			q->nr_idle--;
+			kwq_forget_record_locked(q, item);
+		}
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return 0;
+}
+
+/**
+ * kwq_num_requeues() - NumRequeues: the key's failure count
+ * @q: the queue
+ * @key: the key
+ * @len: its length
+ *
+ * Context: any context.
+ * Return: failures counted by AddRateLimited since the last Forget (0 when
+ * the limiter has no per-key term).
+ */
+unsigned int kwq_num_requeues(struct kwq *q, const void *key, u32 len)
+{
+	u64 hash = kwq_keytab_hash(&q->keys, key, len);
+	struct kwq_item *item;
+	unsigned long flags;
+	unsigned int n;
+
+	spin_lock_irqsave(&q->lock, flags);
+	item = kwq_find_locked(q, hash, key, len);
+	n = item ? item->failures : 0;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return n;
 }
 
 /* The delay timer: add every key whose ready time has passed. */
@@ -801,9 +941,12 @@ void kwq_fill_info(struct kwq *q, struct wq_queue_info *info)
 	info->dirty = q->nr_dirty;
 	info->keys = q->nr_held;
 	info->waiting = kwq_heap_len(&q->waiting);
+	info->tracked = q->nr_tracked;
+	info->max_tracked = q->max_tracked;
+	info->evicted = q->evicted;
+	info->limiter = q->limiter.desc;
 	info->adds = q->adds;
 	info->retries = q->retries;
 	spin_unlock_irqrestore(&q->lock, flags);
 	info->handles = atomic_read(&q->handles);
-	info->limiter = q->limiter;
 }

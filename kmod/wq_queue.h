@@ -16,7 +16,9 @@
  * A waiting key is independent of the other states (client-go's delaying
  * queue sits in front of the queue): when its ready time passes, it is
  * added as by Add. A record lives while its key is held (queued,
- * processing or waiting) and is freed when the key stops being held.
+ * processing or waiting) or has rate-limiter failures; a record kept only
+ * for its failures is "idle" and sits on q->idle (least recently held
+ * first), which is capped at max_tracked by evicting the oldest.
  *
  * Locking:
  * - q->lock (spinlock_t) protects every field of the queue marked "[L]" and
@@ -54,6 +56,7 @@
 #include "../uapi/linux/wq.h"
 #include "wq_heap.h"
 #include "wq_keytab.h"
+#include "wq_limiter.h"
 
 #define KWQ_ITEM_QUEUED		BIT(0)	/* on q->fifo */
 #define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, not done */
@@ -69,11 +72,13 @@ struct kwq_holder;
 /**
  * struct kwq_item - the record of one key
  * @key: the key and its hash chain
- * @link: q->fifo while QUEUED; holder->held while PROCESSING with a holder
+ * @link: q->fifo while QUEUED; holder->held while PROCESSING with a holder;
+ *	q->idle while not held but with @failures
  * @holder: the handle that got the key, or NULL (detached, kernel)
  * @wait: ready time and heap position while WAITING
  * @flags: KWQ_ITEM_*
  * @gen: bumped each time the key is handed out
+ * @failures: rate-limiter failures since the last Forget (NumRequeues)
  * @inline_key: storage of short keys (@key.data points here)
  */
 struct kwq_item {
@@ -83,6 +88,7 @@ struct kwq_item {
 	struct kwq_heap_node wait;
 	u32 flags;
 	u32 gen;
+	u32 failures;
 	u8 inline_key[KWQ_INLINE_KEY];
 };
 
@@ -110,6 +116,12 @@ struct kwq_holder {
  * @waiting: [L] WAITING records by ready time
  * @timer: fires at the earliest ready time of @waiting
  * @armed: [L] the expiry @timer was started with, KTIME_MAX if none
+ * @idle: [L] records kept only for their failures, oldest first
+ * @nr_idle: [L] records on @idle
+ * @nr_tracked: [L] records with failures (held or idle)
+ * @max_tracked: most records on @idle
+ * @evicted: [L] records evicted from @idle to stay within @max_tracked
+ * @limiter: [L] the rate limiter
  * @max_items: most keys held at once
  * @shutting_down: [L] set once by shutdown, never cleared
  * @nr_drainers: [L] callers waiting in kwq_shutdown_with_drain()
@@ -126,7 +138,6 @@ struct kwq_holder {
  * @gid: group
  * @mode: permission bits
  * @unlinked: the name was destroyed (wq_registry_lock)
- * @limiter: the rate limiter, as given at creation
  */
 struct kwq {
 	spinlock_t lock;	/* see above */
@@ -139,6 +150,12 @@ struct kwq {
 	struct kwq_heap waiting;
 	struct hrtimer timer;
 	ktime_t armed;
+	struct list_head idle;
+	unsigned int nr_idle;
+	unsigned int nr_tracked;
+	unsigned int max_tracked;
+	u64 evicted;
+	struct kwq_limiter limiter;
 	unsigned int max_items;
 	bool shutting_down;
 	unsigned int nr_drainers;
@@ -156,7 +173,6 @@ struct kwq {
 	kgid_t gid;
 	umode_t mode;
 	bool unlinked;
-	struct wq_limiter limiter;
 };
 
 /* Flags of kwq_get(). */
@@ -169,11 +185,17 @@ void kwq_cache_exit(void);
 struct kwq_item *kwq_item_alloc(u32 len, gfp_t gfp);
 void kwq_item_free(struct kwq_item *item);
 
-struct kwq *kwq_alloc(u32 max_items, gfp_t gfp);
+struct kwq *kwq_alloc(u32 max_items, u32 max_tracked,
+		      const struct wq_limiter *limiter, gfp_t gfp);
 void kwq_put(struct kwq *q);
 
-int kwq_add_item(struct kwq *q, struct kwq_item *item, u64 delay_ns,
-		 gfp_t gfp);
+/* Flags of kwq_add_item(). */
+#define KWQ_ADD_RATE_LIMITED	BIT(0)	/* the delay comes from the limiter */
+
+int kwq_add_item(struct kwq *q, struct kwq_item *item, u64 *delay_ns,
+		 unsigned int flags, gfp_t gfp);
+int kwq_forget(struct kwq *q, const void *key, u32 len);
+unsigned int kwq_num_requeues(struct kwq *q, const void *key, u32 len);
 int kwq_get(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
 	    u32 *len, u32 *gen, ktime_t deadline, unsigned int flags);
 void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,

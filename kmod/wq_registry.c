@@ -32,7 +32,13 @@ MODULE_PARM_DESC(default_max_items,
 
 unsigned int wq_max_items_limit = 1048576;
 module_param_named(max_items_limit, wq_max_items_limit, uint, 0644);
-MODULE_PARM_DESC(max_items_limit, "Largest max_items accepted (default 1M)");
+MODULE_PARM_DESC(max_items_limit,
+		 "Largest max_items and max_tracked accepted (default 1M)");
+
+unsigned int wq_default_max_tracked = 65536;
+module_param_named(default_max_tracked, wq_default_max_tracked, uint, 0644);
+MODULE_PARM_DESC(default_max_tracked,
+		 "max_tracked of a queue created with 0 (default 65536)");
 
 static DEFINE_MUTEX(wq_registry_lock);
 static DEFINE_HASHTABLE(wq_names, 8);
@@ -61,53 +67,6 @@ int wq_check_name(const char name[WQ_NAME_MAX])
 	for (; i < WQ_NAME_MAX; i++)
 		if (name[i])
 			return -EINVAL;
-	return 0;
-}
-
-/**
- * wq_check_limiter() - validate a rate limiter description from userspace
- * @lim: the description
- *
- * Return: 0 or -EINVAL (unknown kind, bad count or range, garbage in
- * reserved fields or unused terms).
- */
-int wq_check_limiter(const struct wq_limiter *lim)
-{
-	static const struct wq_limiter_term zero;
-	u32 i;
-
-	if (lim->reserved || lim->nr_terms > WQ_LIMITER_TERMS_MAX)
-		return -EINVAL;
-	for (i = 0; i < WQ_LIMITER_TERMS_MAX; i++) {
-		const struct wq_limiter_term *t = &lim->terms[i];
-
-		if (i >= lim->nr_terms) {
-			if (memcmp(t, &zero, sizeof(zero)))
-				return -EINVAL;
-			continue;
-		}
-		switch (t->kind) {
-		case WQ_LIMITER_EXPONENTIAL:
-			if (t->count || t->arg0 > KTIME_MAX ||
-			    t->arg1 > KTIME_MAX)
-				return -EINVAL;
-			break;
-		case WQ_LIMITER_BUCKET:
-			if (t->count || !t->arg0 || t->arg1 > U32_MAX)
-				return -EINVAL;
-			break;
-		case WQ_LIMITER_FASTSLOW:
-			if (t->arg0 > KTIME_MAX || t->arg1 > KTIME_MAX)
-				return -EINVAL;
-			break;
-		case WQ_LIMITER_MAXWAIT:
-			if (t->count || t->arg1 || t->arg0 > KTIME_MAX)
-				return -EINVAL;
-			break;
-		default:
-			return -EINVAL;
-		}
-	}
 	return 0;
 }
 
@@ -141,7 +100,7 @@ static bool wq_may_open(const struct kwq *q)
 
 /**
  * wq_registry_create() - create a named queue
- * @args: the validated-by-us creation request (name, limits, mode, limiter)
+ * @args: the creation request (name, limits, mode, limiter), validated here
  * @qp: set to the queue, with a reference for the caller
  *
  * Context: process context; sleeps.
@@ -150,24 +109,25 @@ static bool wq_may_open(const struct kwq *q)
 int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 {
 	u32 max_items = args->max_items ?: READ_ONCE(wq_default_max_items);
+	u32 max_tracked = args->max_tracked ?: READ_ONCE(wq_default_max_tracked);
+	u32 limit = READ_ONCE(wq_max_items_limit);
 	struct kwq *q;
 	int ret;
 
-	if (args->flags || args->reserved || (args->mode & ~07777) ||
-	    wq_check_name(args->name) || wq_check_limiter(&args->limiter))
+	if (args->flags || (args->mode & ~07777) || wq_check_name(args->name))
 		return -EINVAL;
-	if (!max_items || max_items > READ_ONCE(wq_max_items_limit))
+	if (!max_items || max_items > limit || max_tracked > limit)
 		return -EINVAL;
 
-	q = kwq_alloc(max_items, GFP_KERNEL_ACCOUNT);
-	if (!q)
-		return -ENOMEM;
+	q = kwq_alloc(max_items, max_tracked, &args->limiter,
+		      GFP_KERNEL_ACCOUNT);
+	if (IS_ERR(q))
+		return PTR_ERR(q);
 	memcpy(q->name, args->name, WQ_NAME_MAX);
 	q->uid = current_fsuid();
 	q->gid = current_fsgid();
 	/* As mq_open(): the creator's umask applies. */
 	q->mode = (args->mode ?: 0600) & ~current_umask();
-	q->limiter = args->limiter;
 
 	mutex_lock(&wq_registry_lock);
 	if (wq_find_locked(q->name)) {

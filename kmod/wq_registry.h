@@ -12,6 +12,7 @@
 extern unsigned int wq_max_queues;
 extern unsigned int wq_default_max_items;
 extern unsigned int wq_max_items_limit;
+extern unsigned int wq_default_max_tracked;
 
 int wq_registry_create(const struct wq_create *args, struct kwq **qp);
 int wq_registry_open(const char *name, struct kwq **qp);
@@ -21,6 +22,5 @@ void wq_registry_info(struct kwq *q, struct wq_queue_info *info);
 void wq_registry_exit(void);
 
 int wq_check_name(const char name[WQ_NAME_MAX]);
-int wq_check_limiter(const struct wq_limiter *lim);
 
 #endif /* _WQ_REGISTRY_H */

@@ -136,7 +136,7 @@ TEST_F(abi, module_info)
 	EXPECT_EQ((uint32_t)WQ_ADD_RATE_LIMITED, mi.add_flags);
 	EXPECT_EQ((uint32_t)(WQ_GET_NONBLOCK | WQ_GET_DETACH), mi.get_flags);
 	EXPECT_EQ((uint32_t)WQ_SHUTDOWN_DRAIN, mi.shutdown_flags);
-	EXPECT_EQ(0U, mi.reserved);
+	EXPECT_LT(0U, mi.default_max_tracked);
 	/* on a bound handle too */
 	ASSERT_EQ(0, xioctl(self->fd, WQ_IOC_MODULE_INFO, &mi));
 	EXPECT_EQ(1U, mi.abi_version);
@@ -258,9 +258,9 @@ TEST_F(abi, reserved_fields)
 	wqt_name(other, "rsv");
 
 	set_name(c.name, other);
-	c.reserved = 1;
+	c.max_tracked = 0xffffffffU;	/* above max_items_limit */
 	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
-	c.reserved = 0;
+	c.max_tracked = 0;
 	c.limiter.reserved = 1;
 	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
 	c.limiter.reserved = 0;

@@ -70,7 +70,9 @@ struct wq_limiter {
  * @max_items: most distinct keys held at once; 0 means the module default
  * @mode: permission bits, 07777; 0 means 0600. As with mq_open(), the
  *	caller's umask is applied
- * @reserved: must be 0
+ * @max_tracked: most keys kept only for their rate-limiter failures (not
+ *	queued, processing or waiting); beyond it the least recently used is
+ *	forgotten. 0 means the module default
  * @name: [A-Za-z0-9._-]{1,63}, NUL-terminated, zero-padded
  * @limiter: the rate limiter of the queue
  */
@@ -78,7 +80,7 @@ struct wq_create {
 	__u32 flags;
 	__u32 max_items;
 	__u32 mode;
-	__u32 reserved;
+	__u32 max_tracked;
 	char name[WQ_NAME_MAX];
 	struct wq_limiter limiter;
 };
@@ -190,6 +192,9 @@ struct wq_shutdown {
  * @adds: keys that became pending (client-go workqueue_adds_total)
  * @retries: AddAfter calls (client-go workqueue_retries_total)
  * @limiter: the queue's rate limiter
+ * @max_tracked: the queue's limit of keys kept only for their failures
+ * @reserved: 0
+ * @evicted: keys whose failures were forgotten to stay within @max_tracked
  */
 struct wq_queue_info {
 	char name[WQ_NAME_MAX];
@@ -208,6 +213,9 @@ struct wq_queue_info {
 	__u64 adds;
 	__u64 retries;
 	struct wq_limiter limiter;
+	__u32 max_tracked;
+	__u32 reserved;
+	__u64 evicted;
 };
 
 /**
@@ -232,12 +240,12 @@ struct wq_list {
  * @key_max: WQ_KEY_MAX
  * @max_queues: most named queues
  * @default_max_items: max_items used when a queue is created with 0
- * @max_items_limit: largest max_items accepted
+ * @max_items_limit: largest max_items (and max_tracked) accepted
  * @limiter_terms_max: WQ_LIMITER_TERMS_MAX
  * @add_flags: WQ_ADD_* bits understood
  * @get_flags: WQ_GET_* bits understood
  * @shutdown_flags: WQ_SHUTDOWN_* bits understood
- * @reserved: 0
+ * @default_max_tracked: max_tracked used when a queue is created with 0
  */
 struct wq_module_info {
 	__u32 abi_version;
@@ -249,7 +257,7 @@ struct wq_module_info {
 	__u32 add_flags;
 	__u32 get_flags;
 	__u32 shutdown_flags;
-	__u32 reserved;
+	__u32 default_max_tracked;
 };
 
 #define WQ_ABI_VERSION		1

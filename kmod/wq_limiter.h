@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rate limiters: client-go's default_rate_limiters.go in integers.
+ *
+ * A queue's limiter is a max-of list (MaxOfRateLimiter) of the terms of a
+ * struct wq_limiter: ItemExponentialFailureRateLimiter, the token bucket of
+ * BucketRateLimiter (golang.org/x/time/rate Reserve().Delay()),
+ * ItemFastSlowRateLimiter, and WithMaxWaitRateLimiter caps. In a max-of
+ * list every limiter is asked on every When, so the per-key limiters all
+ * count the same failures: one counter per key (kept in the key's record by
+ * the caller) serves them all, and NumRequeues is that counter.
+ *
+ * Pure logic apart from the clock, which the caller passes in: the same
+ * file is built into the module, its KUnit suite and a host unit test.
+ * Locking: none of its own; the queue lock protects the bucket state.
+ */
+#ifndef _WQ_LIMITER_H
+#define _WQ_LIMITER_H
+
+#include <linux/types.h>
+
+#include "../uapi/linux/wq.h"
+
+/**
+ * struct kwq_bucket - a token bucket as GCRA
+ * @full_ns: when the bucket will be full again (whole ns) ...
+ * @full_frac: ... plus @full_frac / @rate ns
+ * @rate: events per 10^9 s (qps * 10^9)
+ * @step_ns: one event's interval, 10^18 / @rate (whole ns) ...
+ * @step_frac: ... plus @step_frac / @rate ns
+ * @burst_ns: @burst events' interval (whole ns) ...
+ * @burst_frac: ... plus @burst_frac / @rate ns
+ *
+ * Each reservation moves "full" one interval later (tokens go negative when
+ * it runs ahead of now); the delay is how far "full" is beyond now plus
+ * the burst. Fractions of a nanosecond are kept exactly as remainders over
+ * @rate, so fractional rates never drift.
+ */
+struct kwq_bucket {
+	s64 full_ns;
+	u64 full_frac;
+	u64 rate;
+	s64 step_ns;
+	u64 step_frac;
+	s64 burst_ns;
+	u64 burst_frac;
+};
+
+/**
+ * struct kwq_limiter - a queue's rate limiter
+ * @desc: the validated description (for WQ_IOC_STAT)
+ * @per_key: has a per-key term (exponential, fastslow): count failures
+ * @max_wait: the smallest maxwait cap, or KTIME_MAX
+ * @bucket: state of each BUCKET term, by term index
+ */
+struct kwq_limiter {
+	struct wq_limiter desc;
+	bool per_key;
+	s64 max_wait;
+	struct kwq_bucket bucket[WQ_LIMITER_TERMS_MAX];
+};
+
+/* Fastest bucket rate accepted, events per 10^9 s (2^62: ~4.6e9 qps). */
+#define KWQ_BUCKET_RATE_MAX	(1ULL << 62)
+
+int kwq_limiter_check(const struct wq_limiter *desc);
+int kwq_limiter_init(struct kwq_limiter *lim, const struct wq_limiter *desc);
+s64 kwq_limiter_when(struct kwq_limiter *lim, u32 failures, s64 now);
+
+#endif /* _WQ_LIMITER_H */
