@@ -39,7 +39,16 @@ $(TOOLS)/.stamp:
 		linux-source-6.12/scripts/kernel-doc
 	touch $@
 
-selftests: userspace $(TOOLS)/.stamp
+# Host unit tests of the module's pure logic (heap, limiters), built from
+# the kernel sources against a tiny shim.
+HOST_TESTS := build/host/heap_test build/host/limiter_test
+build/host/%_test: selftests/host/%_test.c kmod/wq_%.c kmod/wq_%.h $(TOOLS)/.stamp \
+		$(wildcard selftests/host/shim/linux/*.h kmod/tests/*.h)
+	@mkdir -p build/host
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iselftests/host/shim -Ikmod \
+		-isystem $(KSFT_DIR) -o $@ $< kmod/wq_$*.c
+
+selftests: userspace $(TOOLS)/.stamp $(HOST_TESTS)
 	$(MAKE) -C userspace tests KSFT_DIR=$(KSFT_DIR)
 	$(MAKE) -C selftests O=$(CURDIR)/build/selftests KSFT_DIR=$(KSFT_DIR)
 

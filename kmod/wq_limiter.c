@@ -3,6 +3,7 @@
  * Rate limiters: see wq_limiter.h. Delays are nanoseconds, never negative,
  * at most KTIME_MAX.
  */
+#include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>

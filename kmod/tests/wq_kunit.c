@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suites for wq's pure logic: the key table (lookups across an
- * incremental resize) and the waiting heap. Built as wq_kunit.ko where the
+ * incremental resize), the waiting heap and the rate limiters (client-go's
+ * numbers, from the vectors the host unit test runs too). Built as wq_kunit.ko where the
  * kernel has CONFIG_KUNIT (the debug lane); it runs at load and reports
  * KTAP in the kernel log and /sys/kernel/debug/kunit/.
  *
@@ -15,6 +16,8 @@
 
 #include "../wq_heap.c"
 #include "../wq_keytab.c"
+#include "../wq_limiter.c"
+#include "wq_limiter_vectors.h"
 
 /* ---- key table ---------------------------------------------------------- */
 
@@ -267,7 +270,51 @@ static struct kunit_suite wq_heap_suite = {
 	.test_cases = wq_heap_cases,
 };
 
-kunit_test_suites(&wq_keytab_suite, &wq_heap_suite);
+/* ---- rate limiters -------------------------------------------------------- */
+
+static void limiter_vectors(struct kunit *test)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(v_cases); i++) {
+		struct kwq_limiter lim;
+		u32 requeues = 0;
+		s64 got = 0;
+		int step = v_run(&v_cases[i], &lim, &got, &requeues);
+
+		KUNIT_EXPECT_EQ_MSG(test, 0, step, "%s: step %d: got %lld ns, %u requeues",
+				    v_cases[i].name, step, got, requeues);
+	}
+}
+
+static void limiter_rejects_bad_descriptions(struct kunit *test)
+{
+	struct wq_limiter d = { .nr_terms = 1 };
+	struct kwq_limiter lim;
+
+	d.terms[0].kind = 42;
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_limiter_init(&lim, &d));
+	d.terms[0].kind = WQ_LIMITER_BUCKET;
+	d.terms[0].arg0 = 10;
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_limiter_init(&lim, &d)); /* burst 0 */
+	d.terms[0].arg1 = 1;
+	KUNIT_EXPECT_EQ(test, 0, kwq_limiter_init(&lim, &d));
+	d.nr_terms = WQ_LIMITER_TERMS_MAX + 1;
+	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_limiter_init(&lim, &d));
+}
+
+static struct kunit_case wq_limiter_cases[] = {
+	KUNIT_CASE(limiter_vectors),
+	KUNIT_CASE(limiter_rejects_bad_descriptions),
+	{}
+};
+
+static struct kunit_suite wq_limiter_suite = {
+	.name = "wq-limiter",
+	.test_cases = wq_limiter_cases,
+};
+
+kunit_test_suites(&wq_keytab_suite, &wq_heap_suite, &wq_limiter_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests of wq's key table and waiting heap");
+MODULE_DESCRIPTION("KUnit tests of wq's key table, waiting heap and rate limiters");

@@ -2,6 +2,7 @@
 /* Host shim: the kernel types the pure-logic files use. */
 #ifndef _SHIM_LINUX_TYPES_H
 #define _SHIM_LINUX_TYPES_H
+#include <asm/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
