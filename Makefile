@@ -52,8 +52,12 @@ selftests: userspace $(TOOLS)/.stamp $(HOST_TESTS)
 	$(MAKE) -C userspace tests KSFT_DIR=$(KSFT_DIR)
 	$(MAKE) -C selftests O=$(CURDIR)/build/selftests KSFT_DIR=$(KSFT_DIR)
 
+# Everything the four lanes need (check-quick needs only the base).
 deps:
-	selftests/install-deps
+	selftests/install-deps base 6.12 6.12-rt debug
+
+deps-quick:
+	selftests/install-deps base
 
 # Static gates: sparse, W=1, checkpatch --strict, kernel-doc, cppcheck.
 static: $(TOOLS)/.stamp
@@ -62,10 +66,10 @@ static: $(TOOLS)/.stamp
 check: deps
 	selftests/check
 
-check-quick: deps
+check-quick: deps-quick
 	selftests/check --lanes 6.1
 
-demo: deps
+demo: deps-quick
 	$(MAKE) userspace
 	selftests/vm-run --add userspace/examples/demo:/bin/demo \
 		--add userspace/wqctl:/bin/wqctl -- demo
@@ -75,4 +79,4 @@ clean:
 	$(MAKE) -C userspace clean
 	rm -rf build
 
-.PHONY: all module userspace selftests deps static check check-quick demo clean
+.PHONY: all module userspace selftests deps deps-quick static check check-quick demo clean
