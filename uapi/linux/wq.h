@@ -10,11 +10,18 @@
  *   struct up to its own: a shorter struct is zero-extended, a longer one
  *   must have a zero tail (else -E2BIG). Structs only ever grow at the end.
  * - Fixed-width fields, natural alignment, no implicit padding; user
- *   pointers travel as __u64. Every unknown flag bit and every reserved field
- *   must be zero, or the call fails with -EINVAL and changes nothing.
- * - Unknown commands fail with -ENOTTY. Time is CLOCK_MONOTONIC nanoseconds;
- *   deadlines are absolute, so a call restarted after a signal does not
- *   wait longer than asked.
+ *   pointers travel as __u64. Every unknown flag bit, every reserved field
+ *   and every output-only field ("out:" below) must be zero on input, or
+ *   the call fails with -EINVAL and changes nothing: clear a struct before
+ *   reusing it.
+ * - Unknown commands, and known ones with the wrong direction, fail with
+ *   -ENOTTY. An ioctl on a /dev/wq file not bound to a queue (by CREATE or
+ *   OPEN) fails with -EBADF; CREATE or OPEN on a bound one with -EBUSY.
+ * - Time is CLOCK_MONOTONIC nanoseconds; deadlines are absolute, so a call
+ *   restarted after a signal does not wait longer than asked.
+ * - Keys put back on the queue (a handle closed while it held them) go to
+ *   the tail, as at done; a key whose GET failed with -EFAULT goes back to
+ *   the head, where it was.
  */
 #ifndef _UAPI_LINUX_WQ_H
 #define _UAPI_LINUX_WQ_H
@@ -119,6 +126,9 @@ struct wq_add {
 
 /**
  * struct wq_get - WQ_IOC_GET: take the head key and mark it processing
+ *
+ * Returns the key length (> 0) on success.
+ *
  * @flags: WQ_GET_*
  * @key_len: out: length of the key; with -EMSGSIZE the length needed
  * @buf: user pointer to the buffer for the key
