@@ -126,9 +126,6 @@ struct wq_add {
 
 /**
  * struct wq_get - WQ_IOC_GET: take the head key and mark it processing
- *
- * Returns the key length (> 0) on success.
- *
  * @flags: WQ_GET_*
  * @key_len: out: length of the key; with -EMSGSIZE the length needed
  * @buf: user pointer to the buffer for the key
@@ -137,8 +134,8 @@ struct wq_add {
  * @deadline_ns: absolute CLOCK_MONOTONIC time to give up (-ETIMEDOUT);
  *	WQ_DEADLINE_NONE waits without limit
  *
- * A key taken by a handle is put back on the queue when the handle is
- * closed before the key is done, unless WQ_GET_DETACH was given (for tools
+ * The ioctl returns the key length (> 0). A key taken by a handle is put
+ * back on the queue when the handle is closed before the key is done, unless WQ_GET_DETACH was given (for tools
  * such as wqctl, whose process exits between get and done).
  */
 struct wq_get {
