@@ -17,6 +17,7 @@
 #ifndef _WQ_LIMITER_H
 #define _WQ_LIMITER_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 #include "../uapi/linux/wq.h"
@@ -61,7 +62,7 @@ struct kwq_limiter {
 };
 
 /* Fastest bucket rate accepted, events per 10^9 s (2^62: ~4.6e9 qps). */
-#define KWQ_BUCKET_RATE_MAX	(1ULL << 62)
+#define KWQ_BUCKET_RATE_MAX	BIT_ULL(62)
 
 int kwq_limiter_check(const struct wq_limiter *desc);
 int kwq_limiter_init(struct kwq_limiter *lim, const struct wq_limiter *desc);

@@ -123,7 +123,7 @@ static void keytab_grows_incrementally(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		kt_maybe_grow(test, &kt);
 		kt_insert(&kt, &it[i]);
-		saw_migration |= kt.old != NULL;
+		saw_migration |= !!kt.old;
 		if (i % 251 == 0)
 			for (j = 0; j <= i; j++)
 				KUNIT_ASSERT_PTR_EQ(test, &it[j].key,
@@ -137,7 +137,7 @@ static void keytab_grows_incrementally(struct kunit *test)
 		it[i].in = false;
 	}
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, it[i].in, kt_find(&kt, &it[i]) != NULL);
+		KUNIT_ASSERT_EQ(test, it[i].in, !!kt_find(&kt, &it[i]));
 	KUNIT_EXPECT_EQ(test, (unsigned int)n / 2, kt.count);
 	for (i = 1; i < n; i += 2)
 		kwq_keytab_remove(&kt, &it[i].key);

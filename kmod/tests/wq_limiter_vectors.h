@@ -26,8 +26,10 @@ struct v_step {
 	int key;	/* 0..3 */
 	s64 at;		/* fake clock, ns */
 	s64 want;	/* V_WHEN: expected delay; V_REPEAT: how many calls */
-	u32 requeues;	/* V_WHEN: expected failures of the key afterwards;
-			 * V_REPEAT: 1 to forget the key after each call */
+	/* V_WHEN: expected failures of the key afterwards;
+	 * V_REPEAT: 1 to forget the key after each call
+	 */
+	u32 requeues;
 };
 
 struct v_case {

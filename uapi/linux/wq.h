@@ -135,8 +135,9 @@ struct wq_add {
  *	WQ_DEADLINE_NONE waits without limit
  *
  * The ioctl returns the key length (> 0). A key taken by a handle is put
- * back on the queue when the handle is closed before the key is done, unless WQ_GET_DETACH was given (for tools
- * such as wqctl, whose process exits between get and done).
+ * back on the queue when the handle is closed before the key is done,
+ * unless WQ_GET_DETACH was given (for tools such as wqctl, whose process
+ * exits between get and done).
  */
 struct wq_get {
 	__u32 flags;
