@@ -56,7 +56,7 @@ static long wq_bind(struct wq_handle *h, bool create, const void *arg)
 	if (create)
 		ret = wq_registry_create(arg, &q);
 	else
-		ret = wq_registry_open(arg, &q);
+		ret = wq_registry_open(arg, true, &q);
 	if (ret)
 		goto out;
 	atomic_inc(&q->handles);
@@ -127,7 +127,7 @@ static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg)
 	struct wq_name *n = arg;
 	int ret = wq_check_name_arg(n);
 
-	return ret ?: wq_registry_destroy(n->name);
+	return ret ?: wq_registry_unlink(n->name, true);
 }
 
 #define WQ_QUEUE_INFO_SIZE_VER0	offsetofend(struct wq_queue_info, evicted)
@@ -212,14 +212,14 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg)
 		if (!buf)
 			return -ENOMEM;
 	}
-	ret = kwq_get(q, holder, buf, cap, &len, &gen, deadline, flags);
+	ret = kwq_take(q, holder, buf, cap, &len, &gen, deadline, flags);
 	g->key_len = len;
 	if (!ret && copy_to_user(u64_to_user_ptr(g->buf), buf, len)) {
 		kwq_unget(q, holder, buf, len, gen);
 		ret = -EFAULT;
 	}
 	kfree(buf);
-	return ret ?: len;
+	return ret ? ret : (long)len;
 }
 
 static void *wq_copy_key(const struct wq_key *k)
@@ -237,7 +237,7 @@ static long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg)
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
-	ret = kwq_done(q, key, k->key_len);
+	ret = kwq_done_key(q, key, k->key_len);
 	kfree(key);
 	return ret;
 }
@@ -250,7 +250,7 @@ static long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg)
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
-	ret = kwq_forget(q, key, k->key_len);
+	ret = kwq_forget_key(q, key, k->key_len);
 	kfree(key);
 	return ret;
 }
@@ -262,7 +262,7 @@ static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg)
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
-	k->value = kwq_num_requeues(q, key, k->key_len);
+	k->value = kwq_requeues_key(q, key, k->key_len);
 	kfree(key);
 	return 0;
 }
@@ -282,7 +282,7 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg)
 	}
 	if (wq_deadline(s->deadline_ns, &deadline))
 		return -EINVAL;
-	return kwq_shutdown_with_drain(q, deadline);
+	return kwq_drain(q, deadline);
 }
 
 static long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg)

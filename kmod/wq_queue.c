@@ -3,12 +3,13 @@
  * The queue: client-go's workqueue Interface. See wq_queue.h for the record
  * states and the locking rules.
  */
+#include <linux/export.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uidgid.h>
 
-#include "compat.h"
+#include <wq/compat.h>
 #include "wq_queue.h"
 
 /* Slack of the delay timer: it may fire this much late, never early. */
@@ -167,6 +168,7 @@ void kwq_put(struct kwq *q)
 {
 	kref_put(&q->ref, kwq_release);
 }
+EXPORT_SYMBOL_NS_GPL(kwq_put, WQ_NS);
 
 static struct kwq_item *kwq_find_locked(struct kwq *q, u64 hash,
 					const void *key, u32 len)
@@ -470,7 +472,7 @@ unlock:
 }
 
 /**
- * kwq_forget() - Forget: the limiter forgets the key's failures
+ * kwq_forget_key() - Forget: the limiter forgets the key's failures
  * @q: the queue
  * @key: the key
  * @len: its length
@@ -480,7 +482,7 @@ unlock:
  * Context: any context.
  * Return: 0, also for a key the queue does not know.
  */
-int kwq_forget(struct kwq *q, const void *key, u32 len)
+int kwq_forget_key(struct kwq *q, const void *key, u32 len)
 {
 	u64 hash = kwq_keytab_hash(&q->keys, key, len);
 	struct kwq_item *item;
@@ -502,7 +504,7 @@ int kwq_forget(struct kwq *q, const void *key, u32 len)
 }
 
 /**
- * kwq_num_requeues() - NumRequeues: the key's failure count
+ * kwq_requeues_key() - NumRequeues: the key's failure count
  * @q: the queue
  * @key: the key
  * @len: its length
@@ -511,7 +513,7 @@ int kwq_forget(struct kwq *q, const void *key, u32 len)
  * Return: failures counted by AddRateLimited since the last Forget (0 when
  * the limiter has no per-key term).
  */
-unsigned int kwq_num_requeues(struct kwq *q, const void *key, u32 len)
+unsigned int kwq_requeues_key(struct kwq *q, const void *key, u32 len)
 {
 	u64 hash = kwq_keytab_hash(&q->keys, key, len);
 	struct kwq_item *item;
@@ -634,7 +636,7 @@ static int kwq_check_take(struct kwq *q, void *arg)
 }
 
 /**
- * kwq_get() - Get: take the head key and mark it processing
+ * kwq_take() - Get: take the head key and mark it processing
  * @q: the queue
  * @holder: the handle that will own the key (it is put back on the queue
  *	when the holder is released), or NULL for a detached key
@@ -653,7 +655,7 @@ static int kwq_check_take(struct kwq *q, void *arg)
  * -ERESTARTSYS (signal); -EMSGSIZE (@cap too small; the key stays queued);
  * -ESHUTDOWN.
  */
-int kwq_get(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
+int kwq_take(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
 	    u32 *len, u32 *gen, ktime_t deadline, unsigned int flags)
 {
 	struct kwq_take t = { .holder = holder, .buf = buf, .cap = cap };
@@ -685,12 +687,12 @@ int kwq_get(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
 }
 
 /**
- * kwq_unget() - undo a kwq_get() whose key could not be delivered
+ * kwq_unget() - undo a kwq_take() whose key could not be delivered
  * @q: the queue
- * @holder: the holder given to kwq_get()
+ * @holder: the holder given to kwq_take()
  * @key: the key
  * @len: its length
- * @gen: the generation kwq_get() returned
+ * @gen: the generation kwq_take() returned
  *
  * Puts the key back at the head of the queue if it is still processing
  * from that very get (not done, not handed out again since).
@@ -741,7 +743,7 @@ static void kwq_finish_locked(struct kwq *q, struct kwq_item *item)
 }
 
 /**
- * kwq_done() - Done: end processing of a key
+ * kwq_done_key() - Done: end processing of a key
  * @q: the queue
  * @key: the key
  * @len: its length
@@ -753,7 +755,7 @@ static void kwq_finish_locked(struct kwq *q, struct kwq_item *item)
  * Return: 0, or -ENOENT if the key is not being processed (a stray done
  * never duplicates a key).
  */
-int kwq_done(struct kwq *q, const void *key, u32 len)
+int kwq_done_key(struct kwq *q, const void *key, u32 len)
 {
 	u64 hash = kwq_keytab_hash(&q->keys, key, len);
 	struct kwq_item *item;
@@ -781,6 +783,7 @@ unsigned int kwq_len(struct kwq *q)
 {
 	return READ_ONCE(q->nr_queued);
 }
+EXPORT_SYMBOL_NS_GPL(kwq_len, WQ_NS);
 
 /**
  * kwq_shutdown() - ShutDown: refuse new keys, wake every waiter
@@ -803,6 +806,7 @@ void kwq_shutdown(struct kwq *q)
 	wake_up_all(&q->getters);
 	wake_up_all(&q->drainers);
 }
+EXPORT_SYMBOL_NS_GPL(kwq_shutdown, WQ_NS);
 
 struct kwq_drain {
 	unsigned int cancel;
@@ -820,7 +824,7 @@ static int kwq_check_drained(struct kwq *q, void *arg)
 }
 
 /**
- * kwq_shutdown_with_drain() - ShutDownWithDrain: shut down, then wait
+ * kwq_drain() - ShutDownWithDrain: shut down, then wait
  * until nothing is queued and nothing is processing
  * @q: the queue
  * @deadline: absolute CLOCK_MONOTONIC time to stop waiting, or KTIME_MAX
@@ -832,7 +836,7 @@ static int kwq_check_drained(struct kwq *q, void *arg)
  * Return: 0 once drained; -ETIMEDOUT; -ECANCELED if a plain shutdown cut
  * the wait short; -ERESTARTSYS on a signal.
  */
-int kwq_shutdown_with_drain(struct kwq *q, ktime_t deadline)
+int kwq_drain(struct kwq *q, ktime_t deadline)
 {
 	struct kwq_drain d;
 	unsigned long flags;
@@ -867,6 +871,7 @@ bool kwq_shutting_down(struct kwq *q)
 {
 	return READ_ONCE(q->shutting_down);
 }
+EXPORT_SYMBOL_NS_GPL(kwq_shutting_down, WQ_NS);
 
 /**
  * kwq_poll_mask() - readiness for poll(): EPOLLIN when a key is queued,

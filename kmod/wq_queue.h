@@ -53,6 +53,8 @@
 #include <linux/uidgid.h>
 #include <linux/wait.h>
 
+#include <wq/kwq.h>
+
 #include "../uapi/linux/wq.h"
 #include "wq_heap.h"
 #include "wq_keytab.h"
@@ -124,7 +126,7 @@ struct kwq_holder {
  * @limiter: [L] the rate limiter
  * @max_items: most keys held at once
  * @shutting_down: [L] set once by shutdown, never cleared
- * @nr_drainers: [L] callers waiting in kwq_shutdown_with_drain()
+ * @nr_drainers: [L] callers waiting in kwq_drain()
  * @drain_cancel: [L] bumped by each plain shutdown to cut drains short
  * @adds: [L] keys that became pending (workqueue_adds_total)
  * @retries: [L] AddAfter calls (workqueue_retries_total)
@@ -175,9 +177,9 @@ struct kwq {
 	bool unlinked;
 };
 
-/* Flags of kwq_get(). */
+/* Flags of kwq_take(). */
 #define KWQ_GET_NONBLOCK	BIT(0)	/* -EAGAIN instead of waiting */
-#define KWQ_GET_KILLABLE	BIT(1)	/* only fatal signals interrupt */
+/* KWQ_GET_KILLABLE (BIT(1)): see <wq/kwq.h> */
 
 int kwq_cache_init(void);
 void kwq_cache_exit(void);
@@ -194,16 +196,16 @@ void kwq_put(struct kwq *q);
 
 int kwq_add_item(struct kwq *q, struct kwq_item *item, u64 *delay_ns,
 		 unsigned int flags, gfp_t gfp);
-int kwq_forget(struct kwq *q, const void *key, u32 len);
-unsigned int kwq_num_requeues(struct kwq *q, const void *key, u32 len);
-int kwq_get(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
+int kwq_forget_key(struct kwq *q, const void *key, u32 len);
+unsigned int kwq_requeues_key(struct kwq *q, const void *key, u32 len);
+int kwq_take(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
 	    u32 *len, u32 *gen, ktime_t deadline, unsigned int flags);
 void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,
 	       u32 len, u32 gen);
-int kwq_done(struct kwq *q, const void *key, u32 len);
+int kwq_done_key(struct kwq *q, const void *key, u32 len);
 unsigned int kwq_len(struct kwq *q);
 void kwq_shutdown(struct kwq *q);
-int kwq_shutdown_with_drain(struct kwq *q, ktime_t deadline);
+int kwq_drain(struct kwq *q, ktime_t deadline);
 bool kwq_shutting_down(struct kwq *q);
 __poll_t kwq_poll_mask(struct kwq *q);
 

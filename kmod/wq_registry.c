@@ -99,35 +99,45 @@ static bool wq_may_open(const struct kwq *q)
 }
 
 /**
- * wq_registry_create() - create a named queue
- * @args: the creation request (name, limits, mode, limiter), validated here
+ * wq_registry_new() - create a queue, named (registered) or anonymous
+ * @name: a validated name, or NULL for an anonymous queue
+ * @max_items: most keys held; 0 for the module default
+ * @max_tracked: most idle failure records; 0 for the module default
+ * @limiter: the rate limiter (validated here)
+ * @mode: permission bits (07777)
+ * @uid: owner
+ * @gid: group
+ * @gfp: allocation flags
  * @qp: set to the queue, with a reference for the caller
  *
  * Context: process context; sleeps.
  * Return: 0, -EINVAL, -EEXIST, -ENOSPC (max_queues reached) or -ENOMEM.
  */
-int wq_registry_create(const struct wq_create *args, struct kwq **qp)
+int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
+		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
+		    kgid_t gid, gfp_t gfp, struct kwq **qp)
 {
-	u32 max_items = args->max_items ?: READ_ONCE(wq_default_max_items);
-	u32 max_tracked = args->max_tracked ?: READ_ONCE(wq_default_max_tracked);
 	u32 limit = READ_ONCE(wq_max_items_limit);
 	struct kwq *q;
 	int ret;
 
-	if (args->flags || (args->mode & ~07777) || wq_check_name(args->name))
-		return -EINVAL;
-	if (!max_items || max_items > limit || max_tracked > limit)
+	max_items = max_items ?: READ_ONCE(wq_default_max_items);
+	max_tracked = max_tracked ?: READ_ONCE(wq_default_max_tracked);
+	if ((mode & ~07777) || !max_items || max_items > limit ||
+	    max_tracked > limit)
 		return -EINVAL;
 
-	q = kwq_alloc(max_items, max_tracked, &args->limiter,
-		      GFP_KERNEL_ACCOUNT);
+	q = kwq_alloc(max_items, max_tracked, limiter, gfp);
 	if (IS_ERR(q))
 		return PTR_ERR(q);
-	memcpy(q->name, args->name, WQ_NAME_MAX);
-	q->uid = current_fsuid();
-	q->gid = current_fsgid();
-	/* As mq_open(): the creator's umask applies. */
-	q->mode = (args->mode ?: 0600) & ~current_umask();
+	q->uid = uid;
+	q->gid = gid;
+	q->mode = mode;
+	if (!name) {
+		*qp = q;
+		return 0;
+	}
+	strscpy(q->name, name, WQ_NAME_MAX);
 
 	mutex_lock(&wq_registry_lock);
 	if (wq_find_locked(q->name)) {
@@ -152,14 +162,37 @@ err_unlock:
 }
 
 /**
+ * wq_registry_create() - WQ_IOC_CREATE: create a named queue for userspace
+ * @args: the request from userspace, validated here
+ * @qp: set to the queue, with a reference for the caller
+ *
+ * The caller owns the queue; as with mq_open(), its umask applies to the
+ * mode.
+ *
+ * Context: process context; sleeps.
+ * Return: as wq_registry_new().
+ */
+int wq_registry_create(const struct wq_create *args, struct kwq **qp)
+{
+	if (args->flags || (args->mode & ~07777) || wq_check_name(args->name))
+		return -EINVAL;
+	return wq_registry_new(args->name, args->max_items, args->max_tracked,
+			       &args->limiter,
+			       (args->mode ?: 0600) & ~current_umask(),
+			       current_fsuid(), current_fsgid(),
+			       GFP_KERNEL_ACCOUNT, qp);
+}
+
+/**
  * wq_registry_open() - find a named queue
  * @name: validated name
+ * @check_perm: check the caller's permission (userspace callers)
  * @qp: set to the queue, with a reference for the caller
  *
  * Context: process context; sleeps.
  * Return: 0, -ENOENT or -EACCES.
  */
-int wq_registry_open(const char *name, struct kwq **qp)
+int wq_registry_open(const char *name, bool check_perm, struct kwq **qp)
 {
 	struct kwq *q;
 	int ret = 0;
@@ -168,7 +201,7 @@ int wq_registry_open(const char *name, struct kwq **qp)
 	q = wq_find_locked(name);
 	if (!q)
 		ret = -ENOENT;
-	else if (!wq_may_open(q))
+	else if (check_perm && !wq_may_open(q))
 		ret = -EACCES;
 	else
 		kref_get(&q->ref);
@@ -187,13 +220,14 @@ static void wq_unlink_locked(struct kwq *q)
 }
 
 /**
- * wq_registry_destroy() - unlink a name; open handles keep the queue
+ * wq_registry_unlink() - unlink a name; open handles keep the queue
  * @name: validated name
+ * @check_owner: only the owner may (userspace callers)
  *
  * Context: process context; sleeps.
  * Return: 0, -ENOENT, or -EACCES (not the owner).
  */
-int wq_registry_destroy(const char *name)
+int wq_registry_unlink(const char *name, bool check_owner)
 {
 	struct kwq *q;
 
@@ -203,7 +237,8 @@ int wq_registry_destroy(const char *name)
 		mutex_unlock(&wq_registry_lock);
 		return -ENOENT;
 	}
-	if (!uid_eq(current_fsuid(), q->uid) && !capable(CAP_IPC_OWNER)) {
+	if (check_owner && !uid_eq(current_fsuid(), q->uid) &&
+	    !capable(CAP_IPC_OWNER)) {
 		mutex_unlock(&wq_registry_lock);
 		return -EACCES;
 	}

@@ -14,9 +14,12 @@ extern unsigned int wq_default_max_items;
 extern unsigned int wq_max_items_limit;
 extern unsigned int wq_default_max_tracked;
 
+int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
+		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
+		    kgid_t gid, gfp_t gfp, struct kwq **qp);
 int wq_registry_create(const struct wq_create *args, struct kwq **qp);
-int wq_registry_open(const char *name, struct kwq **qp);
-int wq_registry_destroy(const char *name);
+int wq_registry_open(const char *name, bool check_perm, struct kwq **qp);
+int wq_registry_unlink(const char *name, bool check_owner);
 int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total);
 void wq_registry_info(struct kwq *q, struct wq_queue_info *info);
 void wq_registry_exit(void);

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kwq: wq's work queues for other kernel modules.
+ *
+ * The same queues as /dev/wq (client-go's workqueue: a deduplicating FIFO
+ * of keys with dirty and processing sets, delays, rate limiting), called
+ * directly. A named queue is the registry entry that userspace opens by
+ * that name, so a kernel producer can feed a userspace consumer and the
+ * other way round; an anonymous queue (name NULL) is private to its
+ * creator.
+ *
+ * Keys are byte strings of 1 to WQ_KEY_MAX bytes, compared by their bytes.
+ * A module that wants pointer identity passes the pointer itself as the
+ * key: kwq_add(q, &obj, sizeof(obj), GFP_KERNEL) (and keeps the object
+ * alive while its key may be in the queue).
+ *
+ * Memory: the queue copies keys in (kwq_add*) and out (kwq_get*, into the
+ * caller's buffer). The caller owns its buffers at all times; a key handed
+ * out stays "processing" until kwq_done() with the same bytes, which any
+ * user of the queue may call.
+ *
+ * Lifetime: kwq_create() and kwq_open() return a reference; kwq_put() drops
+ * it; the queue is freed when its last reference goes (a named queue's name
+ * holds one until kwq_destroy()). Every exported symbol pins wq.ko while a
+ * module using it is loaded.
+ *
+ * Worker pools: start kthreads that loop on kwq_get(); at exit call
+ * kwq_shutdown() (or kwq_shutdown_with_drain()), which makes every blocked
+ * and later kwq_get() return -ESHUTDOWN once the queue is empty, then
+ * kthread_stop() them, then kwq_put().
+ *
+ * Symbols are exported in the WQ namespace: MODULE_IMPORT_NS(WQ_NS);
+ * build against wq's Module.symvers (KBUILD_EXTRA_SYMBOLS).
+ */
+#ifndef _WQ_KWQ_H
+#define _WQ_KWQ_H
+
+#include <linux/bits.h>
+#include <linux/gfp.h>
+#include <linux/types.h>
+
+#include "compat.h"
+#include "../../../uapi/linux/wq.h"
+
+struct kwq;
+
+/**
+ * struct kwq_attr - how to create a queue
+ * @limiter: the rate limiter (struct wq_limiter terms); NULL means
+ *	kwq_default_limiter (exponential 5ms..1000s, bucket 10/s burst 100)
+ * @max_items: most distinct keys held at once; 0 means the module default
+ * @max_tracked: most keys kept only for their failures; 0: the default
+ * @mode: permission bits of a named queue for userspace; 0 means 0600
+ *	(owner root)
+ */
+struct kwq_attr {
+	const struct wq_limiter *limiter;
+	u32 max_items;
+	u32 max_tracked;
+	umode_t mode;
+};
+
+extern const struct wq_limiter kwq_default_limiter;
+
+/* kwq_get() flags */
+#define KWQ_GET_KILLABLE	BIT(1)	/* only fatal signals interrupt */
+
+/* timeout_ns that never expires */
+#define KWQ_TIMEOUT_NONE	U64_MAX
+
+struct kwq *kwq_create(const char *name, const struct kwq_attr *attr);
+struct kwq *kwq_open(const char *name);
+int kwq_destroy(const char *name);
+struct kwq *kwq_ref(struct kwq *q);
+void kwq_put(struct kwq *q);
+
+int kwq_add(struct kwq *q, const void *key, size_t len, gfp_t gfp);
+int kwq_add_after(struct kwq *q, const void *key, size_t len, u64 delay_ns,
+		  gfp_t gfp);
+int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
+			 u64 *delay_ns, gfp_t gfp);
+ssize_t kwq_get(struct kwq *q, void *buf, size_t cap, unsigned int flags);
+ssize_t kwq_get_timeout(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
+			unsigned int flags);
+ssize_t kwq_try_get(struct kwq *q, void *buf, size_t cap);
+int kwq_done(struct kwq *q, const void *key, size_t len);
+int kwq_forget(struct kwq *q, const void *key, size_t len);
+int kwq_num_requeues(struct kwq *q, const void *key, size_t len);
+unsigned int kwq_len(struct kwq *q);
+void kwq_shutdown(struct kwq *q);
+int kwq_shutdown_with_drain(struct kwq *q, u64 timeout_ns);
+bool kwq_shutting_down(struct kwq *q);
+
+#endif /* _WQ_KWQ_H */

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test module of wq's kernel API (<wq/kwq.h>), in the style of the kernel's
+ * lib/test_*.c modules: it runs at load, reports KTAP in the kernel log
+ * ("wq_test_kapi: " prefix) and fails its load with -EINVAL if any case
+ * failed. selftests/kapi.sh loads it and turns the log into TAP.
+ *
+ * Every exported function is called, also from atomic context (hardirq via
+ * irq_work, softirq via an hrtimer, under a spinlock with interrupts off)
+ * and from several kthreads at once.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include <wq/kwq.h>
+
+static int kapi_case, kapi_failed;
+static bool kapi_case_failed;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		pr_err("    # %s:%d: check failed: %s\n", __func__,	\
+		       __LINE__, #cond);				\
+		kapi_case_failed = true;				\
+	}								\
+} while (0)
+
+#define CHECK_EQ(want, got) do {					\
+	long long _w = (want), _g = (got);				\
+	if (_w != _g) {							\
+		pr_err("    # %s:%d: %s == %lld, expected %s == %lld\n",\
+		       __func__, __LINE__, #got, _g, #want, _w);	\
+		kapi_case_failed = true;				\
+	}								\
+} while (0)
+
+static void kapi_run(const char *name, void (*fn)(void))
+{
+	kapi_case_failed = false;
+	fn();
+	kapi_case++;
+	if (kapi_case_failed)
+		kapi_failed++;
+	pr_info("%sok %d %s\n", kapi_case_failed ? "not " : "", kapi_case,
+		name);
+}
+
+static struct kwq *kapi_private(const char *limiter_kind)
+{
+	static const struct wq_limiter exp1ms = {
+		.nr_terms = 1,
+		.terms = { { .kind = WQ_LIMITER_EXPONENTIAL,
+			     .arg0 = NSEC_PER_MSEC, .arg1 = NSEC_PER_SEC } },
+	};
+	struct kwq_attr attr = { .limiter = limiter_kind ? &exp1ms : NULL };
+	struct kwq *q = kwq_create(NULL, &attr);
+
+	CHECK(!IS_ERR(q));
+	return IS_ERR(q) ? NULL : q;
+}
+
+/* Add, dedup, try_get, done, len: the Interface. */
+static void kapi_interface(void)
+{
+	struct kwq *q = kapi_private(NULL);
+	char buf[16];
+
+	if (!q)
+		return;
+	CHECK_EQ(0, kwq_add(q, "a", 1, GFP_KERNEL));
+	CHECK_EQ(0, kwq_add(q, "b", 1, GFP_KERNEL));
+	CHECK_EQ(0, kwq_add(q, "a", 1, GFP_KERNEL));
+	CHECK_EQ(2, kwq_len(q));
+	CHECK_EQ(-EMSGSIZE, kwq_try_get(q, buf, 0));
+	CHECK_EQ(1, kwq_try_get(q, buf, sizeof(buf)));
+	CHECK_EQ('a', buf[0]);
+	CHECK_EQ(0, kwq_add(q, "a", 1, GFP_KERNEL));	/* dirty */
+	CHECK_EQ(1, kwq_len(q));
+	CHECK_EQ(0, kwq_done(q, "a", 1));		/* queued again */
+	CHECK_EQ(-ENOENT, kwq_done(q, "a", 1));
+	CHECK_EQ(1, kwq_try_get(q, buf, sizeof(buf)));
+	CHECK_EQ('b', buf[0]);
+	CHECK_EQ(1, kwq_get(q, buf, sizeof(buf), 0));
+	CHECK_EQ('a', buf[0]);
+	CHECK_EQ(-EAGAIN, kwq_try_get(q, buf, sizeof(buf)));
+	CHECK_EQ(-ETIMEDOUT, kwq_get_timeout(q, buf, sizeof(buf),
+					     20 * NSEC_PER_MSEC, 0));
+	CHECK_EQ(0, kwq_done(q, "a", 1));
+	CHECK_EQ(0, kwq_done(q, "b", 1));
+	CHECK_EQ(-EINVAL, kwq_add(q, "", 0, GFP_KERNEL));
+	CHECK_EQ(-EINVAL, kwq_add(q, NULL, 1, GFP_KERNEL));
+	CHECK_EQ(-EINVAL, kwq_add(q, buf, WQ_KEY_MAX + 1, GFP_KERNEL));
+	CHECK_EQ(-EINVAL, kwq_done(q, buf, 0));
+	kwq_put(q);
+}
+
+/* Pointer identity: the pointer's bytes are the key. */
+static void kapi_pointer_keys(void)
+{
+	struct kwq *q = kapi_private(NULL);
+	static int objs[2];
+	int *p = &objs[1], *got = NULL;
+
+	if (!q)
+		return;
+	CHECK_EQ(0, kwq_add(q, &p, sizeof(p), GFP_KERNEL));
+	CHECK_EQ(0, kwq_add(q, &p, sizeof(p), GFP_KERNEL));
+	CHECK_EQ(1, kwq_len(q));
+	CHECK_EQ(sizeof(got), kwq_try_get(q, &got, sizeof(got)));
+	CHECK(got == &objs[1]);
+	CHECK_EQ(0, kwq_done(q, &got, sizeof(got)));
+	kwq_put(q);
+}
+
+/* A named queue is the registry entry: open, share, destroy, ref. */
+static void kapi_named(void)
+{
+	struct kwq *q, *q2;
+	char buf[8];
+
+	q = kwq_create("kapi-test", NULL);
+	CHECK(!IS_ERR(q));
+	if (IS_ERR(q))
+		return;
+	CHECK_EQ(-EEXIST, PTR_ERR(kwq_create("kapi-test", NULL)));
+	CHECK_EQ(-EINVAL, PTR_ERR(kwq_create("bad/name", NULL)));
+	CHECK_EQ(-ENOENT, PTR_ERR(kwq_open("kapi-none")));
+	q2 = kwq_open("kapi-test");
+	CHECK(q2 == q);
+	if (!IS_ERR(q2)) {
+		CHECK_EQ(0, kwq_add(q2, "x", 1, GFP_KERNEL));
+		kwq_put(q2);
+	}
+	CHECK_EQ(1, kwq_len(q));
+	CHECK_EQ(0, kwq_destroy("kapi-test"));
+	CHECK_EQ(-ENOENT, kwq_destroy("kapi-test"));
+	/* our references keep it working after the name is gone */
+	q2 = kwq_ref(q);
+	CHECK_EQ(1, kwq_try_get(q2, buf, sizeof(buf)));
+	CHECK_EQ(0, kwq_done(q2, buf, 1));
+	kwq_put(q2);
+	kwq_put(q);
+}
+
+/* AddAfter: never early; the earlier ready time wins. */
+static void kapi_add_after(void)
+{
+	struct kwq *q = kapi_private(NULL);
+	ktime_t start = ktime_get();
+	char buf[8];
+
+	if (!q)
+		return;
+	CHECK_EQ(0, kwq_add_after(q, "d", 1, 500 * NSEC_PER_MSEC, GFP_KERNEL));
+	CHECK_EQ(0, kwq_add_after(q, "d", 1, 30 * NSEC_PER_MSEC, GFP_KERNEL));
+	CHECK_EQ(0, kwq_len(q));
+	CHECK_EQ(1, kwq_get_timeout(q, buf, sizeof(buf), 5 * NSEC_PER_SEC, 0));
+	CHECK(ktime_to_ns(ktime_sub(ktime_get(), start)) >= 30 * NSEC_PER_MSEC);
+	CHECK(ktime_to_ns(ktime_sub(ktime_get(), start)) < 500 * NSEC_PER_MSEC);
+	CHECK_EQ(0, kwq_done(q, buf, 1));
+	CHECK_EQ(0, kwq_add_after(q, "z", 1, 0, GFP_KERNEL));	/* now */
+	CHECK_EQ(1, kwq_len(q));
+	kwq_put(q);
+}
+
+/* AddRateLimited, Forget, NumRequeues with exponential 1ms..1s (R1). */
+static void kapi_rate_limited(void)
+{
+	struct kwq *q = kapi_private("exp");
+	u64 delay = 0;
+
+	if (!q)
+		return;
+	CHECK_EQ(0, kwq_add_rate_limited(q, "one", 3, &delay, GFP_KERNEL));
+	CHECK_EQ(NSEC_PER_MSEC, delay);
+	CHECK_EQ(0, kwq_add_rate_limited(q, "one", 3, &delay, GFP_KERNEL));
+	CHECK_EQ(2 * NSEC_PER_MSEC, delay);
+	CHECK_EQ(2, kwq_num_requeues(q, "one", 3));
+	CHECK_EQ(0, kwq_forget(q, "one", 3));
+	CHECK_EQ(0, kwq_num_requeues(q, "one", 3));
+	CHECK_EQ(0, kwq_add_rate_limited(q, "one", 3, NULL, GFP_KERNEL));
+	CHECK_EQ(1, kwq_num_requeues(q, "one", 3));
+	CHECK_EQ(0, kwq_num_requeues(q, "unknown", 7));
+	CHECK_EQ(0, kwq_forget(q, "unknown", 7));
+	kwq_put(q);
+}
+
+/* ---- atomic contexts ---------------------------------------------------- */
+
+struct kapi_atomic {
+	struct kwq *q;
+	struct irq_work work;
+	struct hrtimer timer;
+	struct completion done;
+	int hardirq_ret, softirq_ret;
+	bool was_hardirq, was_softirq;
+};
+
+static void kapi_irq_work_fn(struct irq_work *work)
+{
+	struct kapi_atomic *a = container_of(work, struct kapi_atomic, work);
+
+	a->was_hardirq = in_hardirq();
+	a->hardirq_ret = kwq_add(a->q, "hardirq", 7, GFP_ATOMIC);
+	if (!a->hardirq_ret)
+		a->hardirq_ret = kwq_add_after(a->q, "hardirq-later", 13,
+					       NSEC_PER_MSEC, GFP_ATOMIC);
+	if (!a->hardirq_ret)
+		a->hardirq_ret = kwq_add_rate_limited(a->q, "hardirq-rl", 10,
+						      NULL, GFP_ATOMIC);
+	complete(&a->done);
+}
+
+static enum hrtimer_restart kapi_timer_fn(struct hrtimer *timer)
+{
+	struct kapi_atomic *a = container_of(timer, struct kapi_atomic, timer);
+
+	a->was_softirq = in_serving_softirq();
+	a->softirq_ret = kwq_add(a->q, "softirq", 7, GFP_ATOMIC);
+	complete(&a->done);
+	return HRTIMER_NORESTART;
+}
+
+static void kapi_atomic_contexts(void)
+{
+	static DEFINE_SPINLOCK(callers_lock);
+	struct kapi_atomic *a = kzalloc(sizeof(*a), GFP_KERNEL);
+	unsigned long flags;
+	char buf[16];
+	int i, ret;
+
+	CHECK(a);
+	if (!a)
+		return;
+	a->q = kapi_private(NULL);
+	if (!a->q)
+		goto out;
+	init_completion(&a->done);
+
+	/* hardirq (a threaded irq_work on PREEMPT_RT) */
+	init_irq_work(&a->work, kapi_irq_work_fn);
+	irq_work_queue(&a->work);
+	wait_for_completion(&a->done);
+	irq_work_sync(&a->work);
+	CHECK_EQ(0, a->hardirq_ret);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		CHECK(a->was_hardirq);
+
+	/* softirq: an hrtimer in soft mode */
+	reinit_completion(&a->done);
+	wq_hrtimer_setup(&a->timer, kapi_timer_fn, CLOCK_MONOTONIC,
+			 HRTIMER_MODE_REL_SOFT);
+	hrtimer_start(&a->timer, ns_to_ktime(NSEC_PER_MSEC),
+		      HRTIMER_MODE_REL_SOFT);
+	wait_for_completion(&a->done);
+	hrtimer_cancel(&a->timer);
+	CHECK_EQ(0, a->softirq_ret);
+	CHECK(a->was_softirq);
+
+	/* under the caller's spinlock, interrupts off */
+	spin_lock_irqsave(&callers_lock, flags);
+	ret = kwq_add(a->q, "locked", 6, GFP_ATOMIC);
+	if (!ret)
+		ret = kwq_try_get(a->q, buf, sizeof(buf));
+	spin_unlock_irqrestore(&callers_lock, flags);
+	CHECK_EQ(7, ret);		/* "hardirq" came first */
+	CHECK_EQ(0, kwq_done(a->q, "hardirq", 7));
+
+	msleep(20);			/* hardirq-later and -rl fire */
+	for (i = 0; i < 4; i++) {
+		ret = kwq_try_get(a->q, buf, sizeof(buf));
+		CHECK(ret > 0);
+		if (ret > 0)
+			CHECK_EQ(0, kwq_done(a->q, buf, ret));
+	}
+	CHECK_EQ(-EAGAIN, kwq_try_get(a->q, buf, sizeof(buf)));
+	kwq_put(a->q);
+out:
+	kfree(a);
+}
+
+/* ---- several kthreads at once ---------------------------------------------- */
+
+#define KAPI_KEYS	64
+#define KAPI_THREADS	3
+
+struct kapi_pool {
+	struct kwq *q;
+	atomic_t held[KAPI_KEYS];	/* consumers holding each key */
+	atomic_t handed;		/* keys handed out */
+	atomic_t doubled;		/* a key held twice at once */
+	atomic_t producers;		/* still running */
+};
+
+static int kapi_producer(void *data)
+{
+	struct kapi_pool *p = data;
+	int i, round;
+
+	for (round = 0; round < 20; round++)
+		for (i = 0; i < KAPI_KEYS; i++) {
+			u32 k = i;
+
+			kwq_add(p->q, &k, sizeof(k), GFP_KERNEL);
+			if (!(i % 16))
+				cond_resched();
+		}
+	atomic_dec(&p->producers);
+	return 0;
+}
+
+static int kapi_consumer(void *data)
+{
+	struct kapi_pool *p = data;
+	u32 k;
+
+	for (;;) {
+		ssize_t n = kwq_get(p->q, &k, sizeof(k), KWQ_GET_KILLABLE);
+
+		if (n == -ESHUTDOWN)
+			break;
+		if (n != sizeof(k) || k >= KAPI_KEYS) {
+			atomic_inc(&p->doubled);
+			break;
+		}
+		if (atomic_inc_return(&p->held[k]) != 1)
+			atomic_inc(&p->doubled);
+		atomic_inc(&p->handed);
+		udelay(20);
+		atomic_dec(&p->held[k]);
+		kwq_done(p->q, &k, sizeof(k));
+	}
+	return 0;
+}
+
+static void kapi_kthreads(void)
+{
+	struct task_struct *prod[KAPI_THREADS], *cons[KAPI_THREADS];
+	struct kapi_pool *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	int i;
+
+	CHECK(p);
+	if (!p)
+		return;
+	p->q = kapi_private(NULL);
+	if (!p->q)
+		goto out;
+	atomic_set(&p->producers, KAPI_THREADS);
+	for (i = 0; i < KAPI_THREADS; i++) {
+		cons[i] = kthread_run(kapi_consumer, p, "kapi-cons/%d", i);
+		prod[i] = kthread_run(kapi_producer, p, "kapi-prod/%d", i);
+		CHECK(!IS_ERR(cons[i]) && !IS_ERR(prod[i]));
+		if (IS_ERR(cons[i]) || IS_ERR(prod[i]))
+			goto out_put;	/* not reached on a sane system */
+		get_task_struct(cons[i]);
+		get_task_struct(prod[i]);
+	}
+	while (atomic_read(&p->producers))
+		msleep(5);
+	/* drain: consumers finish every key, then see -ESHUTDOWN */
+	CHECK_EQ(0, kwq_shutdown_with_drain(p->q, 30 * NSEC_PER_SEC));
+	CHECK(kwq_shutting_down(p->q));
+	CHECK_EQ(-ESHUTDOWN, kwq_add(p->q, "late", 4, GFP_KERNEL));
+	for (i = 0; i < KAPI_THREADS; i++) {
+		kthread_stop(cons[i]);
+		kthread_stop(prod[i]);
+		put_task_struct(cons[i]);
+		put_task_struct(prod[i]);
+	}
+	CHECK_EQ(0, atomic_read(&p->doubled));
+	CHECK(atomic_read(&p->handed) >= KAPI_KEYS);
+	CHECK_EQ(0, kwq_len(p->q));
+out_put:
+	kwq_put(p->q);
+out:
+	kfree(p);
+}
+
+/* Shutdown: queued keys still handed out, then -ESHUTDOWN; drain cut. */
+static void kapi_shutdown(void)
+{
+	struct kwq *q = kapi_private(NULL);
+	char buf[8];
+
+	if (!q)
+		return;
+	CHECK_EQ(0, kwq_add(q, "s", 1, GFP_KERNEL));
+	CHECK_EQ(0, kwq_add_after(q, "w", 1, NSEC_PER_SEC, GFP_KERNEL));
+	CHECK(!kwq_shutting_down(q));
+	kwq_shutdown(q);
+	CHECK(kwq_shutting_down(q));
+	CHECK_EQ(-ESHUTDOWN, kwq_add(q, "t", 1, GFP_KERNEL));
+	CHECK_EQ(-ESHUTDOWN, kwq_add_after(q, "t", 1, 1, GFP_KERNEL));
+	CHECK_EQ(1, kwq_get(q, buf, sizeof(buf), 0));
+	CHECK_EQ(-ETIMEDOUT, kwq_shutdown_with_drain(q, 10 * NSEC_PER_MSEC));
+	CHECK_EQ(0, kwq_done(q, "s", 1));
+	CHECK_EQ(0, kwq_shutdown_with_drain(q, KWQ_TIMEOUT_NONE));
+	CHECK_EQ(-ESHUTDOWN, kwq_get(q, buf, sizeof(buf), 0));
+	CHECK_EQ(-ESHUTDOWN, kwq_try_get(q, buf, sizeof(buf)));
+	kwq_put(q);
+}
+
+static int __init wq_test_kapi_init(void)
+{
+	pr_info("KTAP version 1\n");
+	pr_info("1..8\n");
+	kapi_run("interface", kapi_interface);
+	kapi_run("pointer_keys", kapi_pointer_keys);
+	kapi_run("named_queues", kapi_named);
+	kapi_run("add_after", kapi_add_after);
+	kapi_run("rate_limited", kapi_rate_limited);
+	kapi_run("atomic_contexts", kapi_atomic_contexts);
+	kapi_run("kthreads", kapi_kthreads);
+	kapi_run("shutdown", kapi_shutdown);
+	pr_info("# pass:%d fail:%d\n", kapi_case - kapi_failed,
+		kapi_failed);
+	return kapi_failed ? -EINVAL : 0;
+}
+
+static void __exit wq_test_kapi_exit(void)
+{
+}
+
+module_init(wq_test_kapi_init);
+module_exit(wq_test_kapi_exit);
+
+MODULE_IMPORT_NS(WQ_NS);
+MODULE_INFO(test, "Y");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Test module of wq's kernel API");

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel API (<wq/kwq.h>): wq's queues for other modules, exported in
+ * the WQ symbol namespace. Thin wrappers that validate their arguments and
+ * call the queue (wq_queue.c) and the registry (wq_registry.c).
+ */
+#include <linux/export.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <wq/kwq.h>
+
+#include "wq_queue.h"
+#include "wq_registry.h"
+
+/*
+ * kwq_default_limiter: client-go's DefaultControllerRateLimiter, the
+ * maximum of exponential 5ms..1000s per key and a token bucket 10/s burst
+ * 100.
+ */
+const struct wq_limiter kwq_default_limiter = {
+	.nr_terms = 2,
+	.terms = {
+		{ .kind = WQ_LIMITER_EXPONENTIAL, .arg0 = 5 * NSEC_PER_MSEC,
+		  .arg1 = 1000 * NSEC_PER_SEC },
+		{ .kind = WQ_LIMITER_BUCKET, .arg0 = 10 * NSEC_PER_SEC,
+		  .arg1 = 100 },
+	},
+};
+EXPORT_SYMBOL_NS_GPL(kwq_default_limiter, WQ_NS);
+
+static int kwq_check_key(const void *key, size_t len)
+{
+	return (!key || len < 1 || len > WQ_KEY_MAX) ? -EINVAL : 0;
+}
+
+/**
+ * kwq_create() - create a queue
+ * @name: a name ([A-Za-z0-9._-]{1,63}) to register the queue under, so that
+ *	userspace (/dev/wq) and other modules can open it; NULL for a private
+ *	queue
+ * @attr: limits, rate limiter and mode; NULL for the defaults
+ *
+ * Context: process context; sleeps.
+ * Return: the queue with a reference for the caller (kwq_put()), or an
+ * ERR_PTR: -EINVAL (bad name or attributes), -EEXIST (name taken),
+ * -ENOSPC (too many named queues), -ENOMEM.
+ */
+struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
+{
+	static const struct kwq_attr defaults;
+	char buf[WQ_NAME_MAX] = {};
+	struct kwq *q;
+	int ret;
+
+	might_sleep();
+	if (!attr)
+		attr = &defaults;
+	if (name) {
+		if (strscpy(buf, name, sizeof(buf)) < 0 || wq_check_name(buf))
+			return ERR_PTR(-EINVAL);
+	}
+	ret = wq_registry_new(name ? buf : NULL, attr->max_items,
+			      attr->max_tracked,
+			      attr->limiter ?: &kwq_default_limiter,
+			      attr->mode ?: 0600, GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
+			      GFP_KERNEL, &q);
+	return ret ? ERR_PTR(ret) : q;
+}
+EXPORT_SYMBOL_NS_GPL(kwq_create, WQ_NS);
+
+/**
+ * kwq_open() - find a named queue
+ * @name: its name
+ *
+ * Kernel callers are not subject to the queue's permission bits.
+ *
+ * Context: process context; sleeps.
+ * Return: the queue with a reference for the caller, or ERR_PTR(-ENOENT)
+ * (or -EINVAL for a bad name).
+ */
+struct kwq *kwq_open(const char *name)
+{
+	char buf[WQ_NAME_MAX] = {};
+	struct kwq *q;
+	int ret;
+
+	might_sleep();
+	if (!name || strscpy(buf, name, sizeof(buf)) < 0 || wq_check_name(buf))
+		return ERR_PTR(-EINVAL);
+	ret = wq_registry_open(buf, false, &q);
+	return ret ? ERR_PTR(ret) : q;
+}
+EXPORT_SYMBOL_NS_GPL(kwq_open, WQ_NS);
+
+/**
+ * kwq_destroy() - unlink a named queue; references keep it alive
+ * @name: its name
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -ENOENT, or -EINVAL for a bad name.
+ */
+int kwq_destroy(const char *name)
+{
+	char buf[WQ_NAME_MAX] = {};
+
+	might_sleep();
+	if (!name || strscpy(buf, name, sizeof(buf)) < 0 || wq_check_name(buf))
+		return -EINVAL;
+	return wq_registry_unlink(buf, false);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_destroy, WQ_NS);
+
+/**
+ * kwq_ref() - take another reference (for a worker, say)
+ * @q: the queue
+ *
+ * Context: any context.
+ * Return: @q.
+ */
+struct kwq *kwq_ref(struct kwq *q)
+{
+	kref_get(&q->ref);
+	return q;
+}
+EXPORT_SYMBOL_NS_GPL(kwq_ref, WQ_NS);
+
+static int kwq_add_common(struct kwq *q, const void *key, size_t len,
+			  u64 *delay_ns, unsigned int flags, gfp_t gfp)
+{
+	struct kwq_item *item;
+	int ret = kwq_check_key(key, len);
+
+	if (ret)
+		return ret;
+	item = kwq_item_alloc(len, gfp);
+	if (!item)
+		return -ENOMEM;
+	memcpy(item->key.data, key, len);
+	return kwq_add_item(q, item, delay_ns, flags, gfp);
+}
+
+/**
+ * kwq_add() - Add: make a key pending
+ * @q: the queue
+ * @key: the key bytes (copied)
+ * @len: 1..WQ_KEY_MAX
+ * @gfp: GFP_KERNEL where the caller may sleep, GFP_ATOMIC in atomic context
+ *
+ * The key is queued at the tail, coalesced with a queued copy (which keeps
+ * its place), or marked dirty if it is being processed (queued again at
+ * kwq_done()).
+ *
+ * Context: any context that @gfp allows: process, softirq, hardirq (on
+ * PREEMPT_RT: not from a non-threaded hard interrupt, where no spinlock_t
+ * may be taken), also under the caller's spinlocks with GFP_ATOMIC.
+ * Return: 0; -ESHUTDOWN once the queue is shutting down; -EAGAIN if a new
+ * key would exceed max_items; -EINVAL (bad key); -ENOMEM.
+ */
+int kwq_add(struct kwq *q, const void *key, size_t len, gfp_t gfp)
+{
+	u64 delay = 0;
+
+	return kwq_add_common(q, key, len, &delay, 0, gfp);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_add, WQ_NS);
+
+/**
+ * kwq_add_after() - AddAfter: make a key pending after a delay
+ * @q: the queue
+ * @key: the key bytes (copied)
+ * @len: 1..WQ_KEY_MAX
+ * @delay_ns: wait at least this long (CLOCK_MONOTONIC); 0 is kwq_add()
+ * @gfp: as for kwq_add()
+ *
+ * A key already waiting keeps the earlier of its two ready times.
+ *
+ * Context: as kwq_add().
+ * Return: as kwq_add().
+ */
+int kwq_add_after(struct kwq *q, const void *key, size_t len, u64 delay_ns,
+		  gfp_t gfp)
+{
+	return kwq_add_common(q, key, len, &delay_ns, 0, gfp);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_add_after, WQ_NS);
+
+/**
+ * kwq_add_rate_limited() - AddRateLimited: count a failure of the key and
+ * add it after the delay the queue's rate limiter gives
+ * @q: the queue
+ * @key: the key bytes (copied)
+ * @len: 1..WQ_KEY_MAX
+ * @delay_ns: if not NULL, receives the delay used
+ * @gfp: as for kwq_add()
+ *
+ * Context: as kwq_add().
+ * Return: as kwq_add(); a call that fails counts no failure.
+ */
+int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
+			 u64 *delay_ns, gfp_t gfp)
+{
+	u64 delay = 0;
+	int ret = kwq_add_common(q, key, len, &delay, KWQ_ADD_RATE_LIMITED, gfp);
+
+	if (!ret && delay_ns)
+		*delay_ns = delay;
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(kwq_add_rate_limited, WQ_NS);
+
+static ssize_t kwq_get_common(struct kwq *q, void *buf, size_t cap,
+			      ktime_t deadline, unsigned int flags)
+{
+	u32 len = 0;
+	int ret;
+
+	if ((cap && !buf) || (flags & ~(KWQ_GET_KILLABLE | KWQ_GET_NONBLOCK)))
+		return -EINVAL;
+	ret = kwq_take(q, NULL, buf, min_t(size_t, cap, WQ_KEY_MAX), &len, NULL,
+		       deadline, flags);
+	return ret ? ret : (ssize_t)len;	/* not "?:": int vs u32 */
+}
+
+/**
+ * kwq_get() - Get: wait for the head key, copy it out, mark it processing
+ * @q: the queue
+ * @buf: receives the key (owned by the caller)
+ * @cap: size of @buf (WQ_KEY_MAX fits every key)
+ * @flags: 0 (interruptible) or KWQ_GET_KILLABLE
+ *
+ * Keys queued before a shutdown are still handed out; then -ESHUTDOWN.
+ *
+ * Context: process context; sleeps.
+ * Return: the key length; -ESHUTDOWN; -ERESTARTSYS (signal); -EMSGSIZE
+ * (@cap too small: the key stays queued); -EINVAL.
+ */
+ssize_t kwq_get(struct kwq *q, void *buf, size_t cap, unsigned int flags)
+{
+	might_sleep();
+	return kwq_get_common(q, buf, cap, KTIME_MAX, flags);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_get, WQ_NS);
+
+/**
+ * kwq_get_timeout() - kwq_get(), giving up after a while
+ * @q: the queue
+ * @buf: receives the key
+ * @cap: size of @buf
+ * @timeout_ns: longest wait; KWQ_TIMEOUT_NONE waits without limit
+ * @flags: as for kwq_get()
+ *
+ * Context: process context; sleeps.
+ * Return: as kwq_get(), or -ETIMEDOUT.
+ */
+ssize_t kwq_get_timeout(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
+			unsigned int flags)
+{
+	ktime_t now = ktime_get();
+	ktime_t deadline = timeout_ns > (u64)(KTIME_MAX - now) ? KTIME_MAX :
+			   now + (ktime_t)timeout_ns;
+
+	might_sleep();
+	return kwq_get_common(q, buf, cap, deadline, flags);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_get_timeout, WQ_NS);
+
+/**
+ * kwq_try_get() - kwq_get() without waiting
+ * @q: the queue
+ * @buf: receives the key
+ * @cap: size of @buf
+ *
+ * Context: any context.
+ * Return: the key length; -EAGAIN if nothing is queued; -ESHUTDOWN;
+ * -EMSGSIZE; -EINVAL.
+ */
+ssize_t kwq_try_get(struct kwq *q, void *buf, size_t cap)
+{
+	return kwq_get_common(q, buf, cap, 0, KWQ_GET_NONBLOCK);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_try_get, WQ_NS);
+
+/**
+ * kwq_done() - Done: end processing of a key
+ * @q: the queue
+ * @key: the key bytes
+ * @len: their length
+ *
+ * A key added while it was processed is queued again at the tail.
+ *
+ * Context: any context.
+ * Return: 0; -ENOENT if the key is not being processed; -EINVAL.
+ */
+int kwq_done(struct kwq *q, const void *key, size_t len)
+{
+	return kwq_check_key(key, len) ?: kwq_done_key(q, key, len);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_done, WQ_NS);
+
+/**
+ * kwq_forget() - Forget: reset the key's rate-limiter failures
+ * @q: the queue
+ * @key: the key bytes
+ * @len: their length
+ *
+ * Context: any context.
+ * Return: 0 (also for unknown keys), or -EINVAL.
+ */
+int kwq_forget(struct kwq *q, const void *key, size_t len)
+{
+	return kwq_check_key(key, len) ?: kwq_forget_key(q, key, len);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_forget, WQ_NS);
+
+/**
+ * kwq_num_requeues() - NumRequeues: the key's failure count
+ * @q: the queue
+ * @key: the key bytes
+ * @len: their length
+ *
+ * Context: any context.
+ * Return: the count (0 for unknown keys), or -EINVAL.
+ */
+int kwq_num_requeues(struct kwq *q, const void *key, size_t len)
+{
+	int ret = kwq_check_key(key, len);
+
+	return ret ?: (int)min_t(unsigned int, kwq_requeues_key(q, key, len),
+				 INT_MAX);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_num_requeues, WQ_NS);
+
+/**
+ * kwq_shutdown_with_drain() - shut down, then wait until nothing is queued
+ * and nothing is processing
+ * @q: the queue
+ * @timeout_ns: longest wait; KWQ_TIMEOUT_NONE waits without limit
+ *
+ * Context: process context; sleeps.
+ * Return: 0; -ETIMEDOUT; -ECANCELED (a kwq_shutdown() cut it short);
+ * -ERESTARTSYS (signal).
+ */
+int kwq_shutdown_with_drain(struct kwq *q, u64 timeout_ns)
+{
+	ktime_t now = ktime_get();
+
+	return kwq_drain(q, timeout_ns > (u64)(KTIME_MAX - now) ? KTIME_MAX :
+			 now + (ktime_t)timeout_ns);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_shutdown_with_drain, WQ_NS);
