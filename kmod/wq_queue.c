@@ -450,13 +450,19 @@ retry:
 		item = new;
 		new = NULL;
 	}
+	/*
+	 * Every check that can fail has passed (the heap slot is reserved
+	 * above, under this lock), so counting the failure and taking the
+	 * token now cannot leave a failed call with a side effect.
+	 */
 	if (limited)
 		delay = kwq_when_locked(q, item, now);
+	if (later)
+		q->retries++;	/* client-go: every AddAfter and AddRateLimited */
 	if (delay) {
 		ktime_t ready = delay > (u64)(KTIME_MAX - now) ? KTIME_MAX :
 				now + (ktime_t)delay;
 
-		q->retries++;
 		ret = kwq_add_after_locked(q, item, ready);
 		if (ret)
 			kwq_unhold_locked(q, item);	/* if we just held it */

@@ -311,6 +311,8 @@ static void wq_stats_from_info(struct wq_stats *st,
 	st->dirty = info->dirty;
 	st->keys = info->keys;
 	st->tracked = info->tracked;
+	st->max_tracked = info->max_tracked;
+	st->evicted = info->evicted;
 	st->max_items = info->max_items;
 	st->handles = info->handles;
 	st->uid = info->uid;

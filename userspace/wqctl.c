@@ -580,6 +580,7 @@ static int cmd_stat(struct ctx *c)
 	printf("dirty: %u\n", st.dirty);
 	printf("keys: %u\n", st.keys);
 	printf("tracked: %u\n", st.tracked);
+	printf("max_tracked: %u\n", st.max_tracked);
 	printf("max_items: %u\n", st.max_items);
 	printf("handles: %u\n", st.handles);
 	printf("uid: %u\n", st.uid);
@@ -590,6 +591,7 @@ static int cmd_stat(struct ctx *c)
 	printf("unlinked: %s\n", yes_no(st.unlinked));
 	printf("adds: %llu\n", (unsigned long long)st.adds);
 	printf("retries: %llu\n", (unsigned long long)st.retries);
+	printf("evicted: %llu\n", (unsigned long long)st.evicted);
 	return RC_OK;
 }
 

@@ -198,7 +198,8 @@ struct wq_shutdown {
  * @mode: permission bits
  * @handles: open handles, userspace and kernel
  * @adds: keys that became pending (client-go workqueue_adds_total)
- * @retries: AddAfter calls (client-go workqueue_retries_total)
+ * @retries: AddAfter calls with a delay and AddRateLimited calls (client-go
+ *	workqueue_retries_total)
  * @limiter: the queue's rate limiter
  * @max_tracked: the queue's limit of keys kept only for their failures
  * @reserved: 0

@@ -73,6 +73,7 @@ struct wq_stats {
 	uint32_t dirty;		/* processing, queued again at done */
 	uint32_t keys;		/* distinct keys held (counts to max_items) */
 	uint32_t tracked;	/* keys with rate limiter state */
+	uint32_t max_tracked;	/* most keys kept only for their failures */
 	uint32_t max_items;
 	uint32_t handles;	/* open handles */
 	uint32_t uid;
@@ -83,6 +84,7 @@ struct wq_stats {
 	int unlinked;		/* destroyed, kept alive by open handles */
 	uint64_t adds;		/* client-go workqueue_adds_total */
 	uint64_t retries;	/* client-go workqueue_retries_total */
+	uint64_t evicted;	/* failure records forgotten for max_tracked */
 };
 
 /* Statistics of the queue behind fd. */
