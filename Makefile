@@ -72,7 +72,9 @@ check-quick: deps-quick
 demo: deps-quick
 	$(MAKE) userspace
 	selftests/vm-run --add userspace/examples/demo:/bin/demo \
-		--add userspace/wqctl:/bin/wqctl -- demo
+		--add userspace/wqctl:/bin/wqctl \
+		--add userspace/examples/kernel-demo.sh:/bin/kernel-demo \
+		-- sh -c 'demo && kernel-demo'
 
 clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
