@@ -662,7 +662,7 @@ static int kwq_check_take(struct kwq *q, void *arg)
  * -ESHUTDOWN.
  */
 int kwq_take(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
-	    u32 *len, u32 *gen, ktime_t deadline, unsigned int flags)
+	     u32 *len, u32 *gen, ktime_t deadline, unsigned int flags)
 {
 	struct kwq_take t = { .holder = holder, .buf = buf, .cap = cap };
 	unsigned int state = (flags & KWQ_GET_KILLABLE) ? TASK_KILLABLE :

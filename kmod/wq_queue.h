@@ -199,7 +199,7 @@ int kwq_add_item(struct kwq *q, struct kwq_item *item, u64 *delay_ns,
 int kwq_forget_key(struct kwq *q, const void *key, u32 len);
 unsigned int kwq_requeues_key(struct kwq *q, const void *key, u32 len);
 int kwq_take(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
-	    u32 *len, u32 *gen, ktime_t deadline, unsigned int flags);
+	     u32 *len, u32 *gen, ktime_t deadline, unsigned int flags);
 void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,
 	       u32 len, u32 gen);
 int kwq_done_key(struct kwq *q, const void *key, u32 len);

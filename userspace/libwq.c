@@ -344,7 +344,6 @@ int wq_list(struct wq_stats *st, size_t cap)
 	struct wq_queue_info *infos = NULL;
 	struct wq_list l;
 	int fd, ret;
-	uint32_t i;
 
 	if (cap && !st)
 		return -EFAULT;
@@ -368,7 +367,7 @@ int wq_list(struct wq_stats *st, size_t cap)
 	ret = wq_ioctl(fd, WQ_IOC_LIST, &l);
 	close(fd);
 	if (ret >= 0) {
-		for (i = 0; i < l.count; i++)
+		for (uint32_t i = 0; i < l.count; i++)
 			wq_stats_from_info(&st[i], &infos[i]);
 		ret = l.total > INT_MAX ? INT_MAX : (int)l.total;
 	}

@@ -132,10 +132,10 @@ int wq_format_duration(char *buf, size_t cap, uint64_t ns)
 
 	if (!ns)
 		return snprintf(buf, cap, "0s");
-	for (u = 0; ns && u < sizeof(units) / sizeof(units[0]); u++)
+	for (u = 0; u < sizeof(units) / sizeof(units[0]); u++)
 		if (ns % units[u].ns == 0)
 			break;
-	if (ns && u < sizeof(units) / sizeof(units[0]))
+	if (u < sizeof(units) / sizeof(units[0]))
 		n = snprintf(buf, cap, "%llu%s",
 			     (unsigned long long)(ns / units[u].ns),
 			     units[u].name);

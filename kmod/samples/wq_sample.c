@@ -83,7 +83,7 @@ static int sample_work(void *data)
 				break;
 			continue;
 		}
-		msleep(5);			/* the "work" */
+		usleep_range(5000, 6000);	/* the "work" */
 		if (fail_every && atomic_inc_return(&processed) % fail_every == 0) {
 			u64 delay = 0;
 

@@ -335,7 +335,7 @@ static int kapi_consumer(void *data)
 		if (atomic_inc_return(&p->held[k]) != 1)
 			atomic_inc(&p->doubled);
 		atomic_inc(&p->handed);
-		udelay(20);
+		usleep_range(20, 40);
 		atomic_dec(&p->held[k]);
 		kwq_done(p->q, &k, sizeof(k));
 	}
@@ -365,7 +365,7 @@ static void kapi_kthreads(void)
 		get_task_struct(prod[i]);
 	}
 	while (atomic_read(&p->producers))
-		msleep(5);
+		usleep_range(5000, 10000);
 	/* drain: consumers finish every key, then see -ESHUTDOWN */
 	CHECK_EQ(0, kwq_shutdown_with_drain(p->q, 30 * NSEC_PER_SEC));
 	CHECK(kwq_shutting_down(p->q));
