@@ -180,13 +180,32 @@ static struct kwq_item *kwq_find_locked(struct kwq *q, u64 hash,
 	return k ? container_of(k, struct kwq_item, key) : NULL;
 }
 
-static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item)
+/* Queue a key at the tail (or, to undo a get, at the head); wake one. */
+static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item,
+			       bool head)
 {
 	lockdep_assert_held(&q->lock);
 	item->flags |= KWQ_ITEM_QUEUED;
-	list_add_tail(&item->link, &q->fifo);
+	if (head)
+		list_add(&item->link, &q->fifo);
+	else
+		list_add_tail(&item->link, &q->fifo);
 	q->nr_queued++;
 	wake_up(&q->getters);
+}
+
+/* A processing key goes back on the queue, whether it was dirty or not. */
+static void kwq_requeue_locked(struct kwq *q, struct kwq_item *item,
+			       bool head)
+{
+	lockdep_assert_held(&q->lock);
+	list_del_init(&item->link);
+	item->holder = NULL;
+	if (item->flags & KWQ_ITEM_DIRTY)
+		q->nr_dirty--;
+	item->flags &= ~(KWQ_ITEM_PROCESSING | KWQ_ITEM_DIRTY);
+	q->nr_processing--;
+	kwq_enqueue_locked(q, item, head);
 }
 
 static void kwq_forget_record_locked(struct kwq *q, struct kwq_item *item)
@@ -346,7 +365,7 @@ static int kwq_add_locked(struct kwq *q, struct kwq_item *item)
 		return 0;			/* queued again at done */
 	}
 	q->adds++;
-	kwq_enqueue_locked(q, item);
+	kwq_enqueue_locked(q, item, false);
 	return 0;
 }
 
@@ -715,18 +734,8 @@ void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,
 	spin_lock_irqsave(&q->lock, flags);
 	item = kwq_find_locked(q, hash, key, len);
 	if (item && (item->flags & KWQ_ITEM_PROCESSING) &&
-	    item->holder == holder && item->gen == gen) {
-		list_del_init(&item->link);
-		item->holder = NULL;
-		if (item->flags & KWQ_ITEM_DIRTY)
-			q->nr_dirty--;
-		item->flags &= ~(KWQ_ITEM_PROCESSING | KWQ_ITEM_DIRTY);
-		q->nr_processing--;
-		item->flags |= KWQ_ITEM_QUEUED;
-		list_add(&item->link, &q->fifo);
-		q->nr_queued++;
-		wake_up(&q->getters);
-	}
+	    item->holder == holder && item->gen == gen)
+		kwq_requeue_locked(q, item, true);
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 
@@ -734,15 +743,13 @@ void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,
 static void kwq_finish_locked(struct kwq *q, struct kwq_item *item)
 {
 	lockdep_assert_held(&q->lock);
-	list_del_init(&item->link);
-	item->holder = NULL;
-	item->flags &= ~KWQ_ITEM_PROCESSING;
-	q->nr_processing--;
 	if (item->flags & KWQ_ITEM_DIRTY) {
-		item->flags &= ~KWQ_ITEM_DIRTY;
-		q->nr_dirty--;
-		kwq_enqueue_locked(q, item);
+		kwq_requeue_locked(q, item, false);
 	} else {
+		list_del_init(&item->link);
+		item->holder = NULL;
+		item->flags &= ~KWQ_ITEM_PROCESSING;
+		q->nr_processing--;
 		kwq_unhold_locked(q, item);
 	}
 	kwq_check_drained_locked(q);
@@ -918,15 +925,8 @@ void kwq_holder_release(struct kwq *q, struct kwq_holder *holder)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->lock, flags);
-	list_for_each_entry_safe(item, tmp, &holder->held, link) {
-		list_del_init(&item->link);
-		item->holder = NULL;
-		if (item->flags & KWQ_ITEM_DIRTY)
-			q->nr_dirty--;
-		item->flags &= ~(KWQ_ITEM_PROCESSING | KWQ_ITEM_DIRTY);
-		q->nr_processing--;
-		kwq_enqueue_locked(q, item);
-	}
+	list_for_each_entry_safe(item, tmp, &holder->held, link)
+		kwq_requeue_locked(q, item, false);
 	spin_unlock_irqrestore(&q->lock, flags);
 }
 

@@ -12,41 +12,15 @@
 #
 # WQ_KO_DIR: directory of wq.ko (default /wq). wq_hold: next to this script.
 
+. "$(dirname "$0")/tap.sh"
+
 KO=${WQ_KO_DIR:-/wq}/wq.ko
 DIR=$(cd "$(dirname "$0")" && pwd)
 HOLD=$DIR/wq_hold
 TMP=${TMPDIR:-/tmp}
 ROUNDS=3
-KSFT_SKIP=4
 
-n=0
-failed=0
 holder=
-
-echo "TAP version 13"
-
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit $KSFT_SKIP
-}
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n $*"
-}
-
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n $*"
-	failed=1
-}
-
-# check DESCRIPTION COMMAND...: one test point from the command's status
-check() {
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
 
 loaded() {
 	[ -d /sys/module/wq ]

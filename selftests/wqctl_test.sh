@@ -12,83 +12,18 @@
 #
 # WQCTL: the wqctl binary (default: wqctl on PATH).
 
+. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/wqctl_lib.sh"
+
 WQCTL=${WQCTL:-wqctl}
 TMP=${TMPDIR:-/tmp}
-KSFT_SKIP=4
 P=wqctl-test-$$
 
-n=0
-failed=0
 queues=
-
-echo "TAP version 13"
-
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit $KSFT_SKIP
-}
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n $*"
-}
-
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n $*"
-	failed=1
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n $* # SKIP guest stalled"
-}
-
-# check DESCRIPTION COMMAND...: one test point from the command's status
-check() {
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
 
 # cs: /proc/uptime in centiseconds
 cs() {
 	awk '{ printf "%d\n", $1 * 100 + 0.5 }' /proc/uptime
-}
-
-out=$TMP/wqctl_test.$$.out
-err=$TMP/wqctl_test.$$.err
-
-# run EXPECTED_STATUS ARGS...: runs wqctl ARGS, stdout in $out, stderr in
-# $err; true iff it exited with EXPECTED_STATUS (else says why)
-run() {
-	want=$1
-	shift
-	"$WQCTL" "$@" >"$out" 2>"$err" </dev/null
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "# wqctl $*: exit $rc, expected $want"
-		sed 's/^/#   stdout: /' "$out"
-		sed 's/^/#   stderr: /' "$err"
-		return 1
-	fi
-	return 0
-}
-
-# out_is TEXT: stdout of the last run is exactly TEXT (one line)
-out_is() {
-	got=$(cat "$out")
-	[ "$got" = "$1" ] && return 0
-	echo "# stdout: '$got', expected '$1'"
-	return 1
-}
-
-# run_out EXPECTED_STATUS TEXT ARGS...: run, then out_is
-run_out() {
-	want=$1
-	text=$2
-	shift 2
-	run "$want" "$@" && out_is "$text"
 }
 
 # column Q N: field N of queue Q's row in "wqctl list" (2 QUEUED,
