@@ -113,6 +113,23 @@ int kwq_destroy(const char *name)
 EXPORT_SYMBOL_NS_GPL(kwq_destroy, WQ_NS);
 
 /**
+ * kwq_unlink() - unlink a queue's name; references keep it alive
+ * @q: a queue made by kwq_create() with a name
+ *
+ * Prefer it to kwq_destroy() for a queue you created: if the name was
+ * destroyed and taken by another queue meanwhile, that one is left alone.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -ENOENT if @q has no name (any more).
+ */
+int kwq_unlink(struct kwq *q)
+{
+	might_sleep();
+	return wq_registry_unlink_queue(q);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_unlink, WQ_NS);
+
+/**
  * kwq_ref() - take another reference (for a worker, say)
  * @q: the queue
  *
@@ -239,6 +256,8 @@ static ssize_t kwq_get_common(struct kwq *q, void *buf, size_t cap,
 ssize_t kwq_get(struct kwq *q, void *buf, size_t cap, unsigned int flags)
 {
 	might_sleep();
+	if (flags & ~KWQ_GET_KILLABLE)
+		return -EINVAL;
 	return kwq_get_common(q, buf, cap, KTIME_MAX, flags);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_get, WQ_NS);
@@ -262,6 +281,8 @@ ssize_t kwq_get_timeout(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
 			   now + (ktime_t)timeout_ns;
 
 	might_sleep();
+	if (flags & ~KWQ_GET_KILLABLE)
+		return -EINVAL;
 	return kwq_get_common(q, buf, cap, deadline, flags);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_get_timeout, WQ_NS);

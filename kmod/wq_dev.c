@@ -29,11 +29,13 @@
  * @bind_lock: serializes CREATE and OPEN on this file
  * @q: the bound queue (one reference), or NULL
  * @holder: keys this handle got and has not done yet
+ * @file: the file (for its O_NONBLOCK)
  */
 struct wq_handle {
 	struct mutex bind_lock;		/* serializes binding */
 	struct kwq *q;
 	struct kwq_holder holder;
+	struct file *file;
 };
 
 /* The queue of a bound handle, or NULL. */
@@ -85,7 +87,8 @@ static int wq_check_key_len(u32 len)
 	return (len < 1 || len > WQ_KEY_MAX) ? -EINVAL : 0;
 }
 
-static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
+			       void __user *uarg)
 {
 	struct wq_module_info *mi = arg;
 
@@ -102,7 +105,8 @@ static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg)
 	return 0;
 }
 
-static long wq_ioc_create(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_create(struct wq_handle *h, struct kwq *q, void *arg,
+			  void __user *uarg)
 {
 	return wq_bind(h, true, arg);
 }
@@ -114,7 +118,8 @@ static int wq_check_name_arg(const struct wq_name *n)
 	return wq_check_name(n->name);
 }
 
-static long wq_ioc_open(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_open(struct wq_handle *h, struct kwq *q, void *arg,
+			void __user *uarg)
 {
 	struct wq_name *n = arg;
 	int ret = wq_check_name_arg(n);
@@ -122,7 +127,8 @@ static long wq_ioc_open(struct wq_handle *h, struct kwq *q, void *arg)
 	return ret ?: wq_bind(h, false, n->name);
 }
 
-static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg,
+			   void __user *uarg)
 {
 	struct wq_name *n = arg;
 	int ret = wq_check_name_arg(n);
@@ -132,7 +138,8 @@ static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg)
 
 #define WQ_QUEUE_INFO_SIZE_VER0	offsetofend(struct wq_queue_info, evicted)
 
-static long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
+			void __user *uarg)
 {
 	struct wq_list *l = arg;
 	void __user *uentries = u64_to_user_ptr(l->entries);
@@ -145,7 +152,7 @@ static long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg)
 	    l->entry_size > PAGE_SIZE)
 		return -EINVAL;
 	cap = min(l->count, READ_ONCE(wq_max_queues));
-	infos = kvcalloc(max(cap, 1U), esize, GFP_KERNEL);
+	infos = kvcalloc(max(cap, 1U), esize, GFP_KERNEL_ACCOUNT);
 	if (!infos)
 		return -ENOMEM;
 	n = wq_registry_list(infos, cap, &l->total);
@@ -165,7 +172,8 @@ static long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg)
 	return ret;
 }
 
-static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
+		       void __user *uarg)
 {
 	struct wq_add *a = arg;
 	unsigned int flags = 0;
@@ -189,12 +197,15 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg)
 	return kwq_add_item(q, item, &a->delay_ns, flags, GFP_KERNEL_ACCOUNT);
 }
 
-static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
+		       void __user *uarg)
 {
+	struct wq_get __user *ug = uarg;
 	struct wq_get *g = arg;
 	struct kwq_holder *holder = &h->holder;
 	unsigned int flags = 0;
-	u32 cap, len = 0, gen = 0;
+	u32 cap, len = 0;
+	u64 gen = 0;
 	ktime_t deadline;
 	void *buf = NULL;
 	long ret;
@@ -202,7 +213,7 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg)
 	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->reserved ||
 	    g->key_len || wq_deadline(g->deadline_ns, &deadline))
 		return -EINVAL;
-	if (g->flags & WQ_GET_NONBLOCK)
+	if ((g->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
 		flags |= KWQ_GET_NONBLOCK;
 	if (g->flags & WQ_GET_DETACH)
 		holder = NULL;
@@ -214,8 +225,15 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg)
 	}
 	ret = kwq_take(q, holder, buf, cap, &len, &gen, deadline, flags);
 	g->key_len = len;
-	if (!ret && copy_to_user(u64_to_user_ptr(g->buf), buf, len)) {
-		kwq_unget(q, holder, buf, len, gen);
+	/*
+	 * The results go out here, not in wq_ioctl(): a key taken but not
+	 * delivered (either copy faults) goes back where it was.
+	 */
+	if ((!ret || ret == -EMSGSIZE) &&
+	    (copy_to_user(&ug->key_len, &len, sizeof(len)) ||
+	     (!ret && copy_to_user(u64_to_user_ptr(g->buf), buf, len)))) {
+		if (!ret)
+			kwq_unget(q, holder, buf, len, gen);
 		ret = -EFAULT;
 	}
 	kfree(buf);
@@ -229,7 +247,8 @@ static void *wq_copy_key(const struct wq_key *k)
 	return memdup_user(u64_to_user_ptr(k->key), k->key_len);
 }
 
-static long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg,
+			void __user *uarg)
 {
 	struct wq_key *k = arg;
 	void *key = wq_copy_key(k);
@@ -242,7 +261,8 @@ static long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg)
 	return ret;
 }
 
-static long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg,
+			  void __user *uarg)
 {
 	struct wq_key *k = arg;
 	void *key = wq_copy_key(k);
@@ -255,7 +275,8 @@ static long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg)
 	return ret;
 }
 
-static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
+				void __user *uarg)
 {
 	struct wq_key *k = arg;
 	void *key = wq_copy_key(k);
@@ -267,7 +288,8 @@ static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg)
 	return 0;
 }
 
-static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
+			    void __user *uarg)
 {
 	struct wq_shutdown *s = arg;
 	ktime_t deadline;
@@ -285,13 +307,15 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg)
 	return kwq_drain(q, deadline);
 }
 
-static long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg)
+static long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
+			void __user *uarg)
 {
 	wq_registry_info(q, arg);
 	return 0;
 }
 
-typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg);
+typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
+			  void __user *uarg);
 
 /**
  * struct wq_ioctl_op - one command of the table
@@ -299,41 +323,46 @@ typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg);
  * @size: the kernel's struct size
  * @min_size: the size of the struct's first version
  * @bound: needs a handle bound to a queue (-EBADF otherwise)
- * @fn: the handler; @arg is a kernel copy of the struct
+ * @copies_out: @fn writes its own results (wq_ioctl() does it otherwise)
+ * @fn: the handler; @arg is a kernel copy of the struct at @uarg
  */
 struct wq_ioctl_op {
 	unsigned int cmd;
 	u32 size;
 	u32 min_size;
 	bool bound;
+	bool copies_out;
 	wq_ioc_fn fn;
 };
 
-#define WQ_OP(_cmd, _fn, _struct, _last, _bound)			\
+#define WQ_OP(_cmd, _fn, _struct, _last, _bound, _copies_out)		\
 	{								\
 		.cmd = _cmd,						\
 		.size = sizeof(_struct),				\
 		.min_size = offsetofend(_struct, _last),		\
 		.bound = _bound,					\
+		.copies_out = _copies_out,				\
 		.fn = _fn,						\
 	}
 
 static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	WQ_OP(WQ_IOC_MODULE_INFO, wq_ioc_module_info, struct wq_module_info,
-	      default_max_tracked, false),
-	WQ_OP(WQ_IOC_CREATE, wq_ioc_create, struct wq_create, limiter, false),
-	WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name, false),
-	WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name, false),
-	WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, false),
-	WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns, true),
-	WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns, true),
-	WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value, true),
+	      default_max_tracked, false, false),
+	WQ_OP(WQ_IOC_CREATE, wq_ioc_create, struct wq_create, limiter, false,
+	      false),
+	WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name, false, false),
+	WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name, false, false),
+	WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, false, false),
+	WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns, true, false),
+	WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns, true, true),
+	WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value, true, false),
 	WQ_OP(WQ_IOC_SHUTDOWN, wq_ioc_shutdown, struct wq_shutdown,
-	      deadline_ns, true),
-	WQ_OP(WQ_IOC_STAT, wq_ioc_stat, struct wq_queue_info, evicted, true),
-	WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value, true),
+	      deadline_ns, true, false),
+	WQ_OP(WQ_IOC_STAT, wq_ioc_stat, struct wq_queue_info, evicted, true,
+	      false),
+	WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value, true, false),
 	WQ_OP(WQ_IOC_NUM_REQUEUES, wq_ioc_num_requeues, struct wq_key, value,
-	      true),
+	      true, false),
 };
 
 union wq_ioctl_buf {
@@ -389,18 +418,15 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	    copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
 		return -EFAULT;
 
-	if (op->cmd == WQ_IOC_GET && (file->f_flags & O_NONBLOCK))
-		buf.get.flags |= WQ_GET_NONBLOCK;
-	ret = op->fn(h, q, &buf);
-
-	/* -EMSGSIZE from GET reports the key length needed. */
-	if ((_IOC_DIR(cmd) & _IOC_READ) && (ret >= 0 || ret == -EMSGSIZE)) {
-		if (copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
-			return -EFAULT;
-		if (usize > op->size &&
-		    clear_user(uarg + op->size, usize - op->size))
-			return -EFAULT;
-	}
+	ret = op->fn(h, q, &buf, uarg);
+	if (!(_IOC_DIR(cmd) & _IOC_READ) || op->copies_out || ret < 0)
+		return ret;
+	if (copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
+		return -EFAULT;
+	/* A longer read-only struct: zero the tail we know nothing of. */
+	if (!(_IOC_DIR(cmd) & _IOC_WRITE) && usize > op->size &&
+	    clear_user(uarg + op->size, usize - op->size))
+		return -EFAULT;
 	return ret;
 }
 
@@ -424,6 +450,7 @@ static int wq_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	mutex_init(&h->bind_lock);
 	kwq_holder_init(&h->holder);
+	h->file = file;
 	file->private_data = h;
 	return nonseekable_open(inode, file);
 }

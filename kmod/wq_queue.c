@@ -89,6 +89,14 @@ void kwq_item_free(struct kwq_item *item)
 static void kwq_item_free_key(struct kwq_key *key)
 {
 	kwq_item_free(container_of(key, struct kwq_item, key));
+	cond_resched();			/* a queue may hold millions */
+}
+
+static void kwq_maybe_grow(struct kwq *q, gfp_t gfp);
+
+static void kwq_grow_work(struct work_struct *work)
+{
+	kwq_maybe_grow(container_of(work, struct kwq, grow_work), GFP_KERNEL);
 }
 
 /**
@@ -123,6 +131,7 @@ struct kwq *kwq_alloc(u32 max_items, u32 max_tracked,
 			 HRTIMER_MODE_ABS_SOFT);
 	q->armed = KTIME_MAX;
 	spin_lock_init(&q->lock);
+	INIT_WORK(&q->grow_work, kwq_grow_work);
 	INIT_LIST_HEAD(&q->fifo);
 	INIT_LIST_HEAD(&q->idle);
 	q->max_tracked = max_tracked;
@@ -148,6 +157,7 @@ static void kwq_release(struct kref *ref)
 	u32 i;
 
 	hrtimer_cancel(&q->timer);
+	cancel_work_sync(&q->grow_work);
 	kwq_keytab_drain(&q->keys, kwq_item_free_key);
 	kwq_keytab_destroy(&q->keys);
 	for (i = 0; i < q->waiting.nr_chunks; i++)
@@ -166,6 +176,7 @@ static void kwq_release(struct kref *ref)
  */
 void kwq_put(struct kwq *q)
 {
+	might_sleep();
 	kref_put(&q->ref, kwq_release);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_put, WQ_NS);
@@ -190,8 +201,8 @@ static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item,
 		list_add(&item->link, &q->fifo);
 	else
 		list_add_tail(&item->link, &q->fifo);
-	q->nr_queued++;
-	wake_up(&q->getters);
+	WRITE_ONCE(q->nr_queued, q->nr_queued + 1);
+	wake_up_poll(&q->getters, EPOLLIN | EPOLLRDNORM);	/* one consumer */
 }
 
 /* A processing key goes back on the queue, whether it was dirty or not. */
@@ -270,7 +281,10 @@ static void kwq_check_drained_locked(struct kwq *q)
 		wake_up_all(&q->drainers);
 }
 
-/* Grow the key table if it asks for it; only where we may sleep. */
+/*
+ * Grow the key table if it asks for it. Callers that cannot sleep leave it
+ * to q->grow_work, so a queue fed only from atomic context grows too.
+ */
 static void kwq_maybe_grow(struct kwq *q, gfp_t gfp)
 {
 	struct hlist_head *buckets;
@@ -278,9 +292,12 @@ static void kwq_maybe_grow(struct kwq *q, gfp_t gfp)
 	unsigned int shift;
 	bool taken;
 
-	if (!gfpflags_allow_blocking(gfp) ||
-	    !kwq_keytab_want_grow(&q->keys, &shift))
+	if (!kwq_keytab_want_grow(&q->keys, &shift))
 		return;
+	if (!gfpflags_allow_blocking(gfp)) {
+		schedule_work(&q->grow_work);
+		return;
+	}
 	buckets = kwq_keytab_alloc_buckets(shift, gfp);
 	if (!buckets)
 		return;	/* chains get longer; still correct */
@@ -420,7 +437,8 @@ static u64 kwq_when_locked(struct kwq *q, struct kwq_item *item, s64 now)
  * A call that fails changes nothing (no failure is counted, no token
  * taken).
  *
- * Context: any context; takes and releases q->lock.
+ * Context: any context @gfp allows (it sleeps only if @gfp allows it);
+ * takes and releases q->lock.
  * Return: 0 if the key is pending afterwards (queued, coalesced with a
  * queued copy, marked dirty while processing, or waiting); -ESHUTDOWN once
  * the queue is shutting down; -EAGAIN if a new key would exceed max_items;
@@ -581,7 +599,7 @@ struct kwq_take {
 	void *buf;
 	u32 cap;
 	u32 len;
-	u32 gen;
+	u64 gen;
 };
 
 /* Take the head key: 0, -EMSGSIZE, -ESHUTDOWN, or -EAGAIN (empty). */
@@ -599,13 +617,15 @@ static int kwq_take_locked(struct kwq *q, struct kwq_take *t)
 	memcpy(t->buf, item->key.data, item->key.len);
 
 	list_del_init(&item->link);
-	q->nr_queued--;
+	WRITE_ONCE(q->nr_queued, q->nr_queued - 1);
 	item->flags = (item->flags & ~KWQ_ITEM_QUEUED) | KWQ_ITEM_PROCESSING;
 	q->nr_processing++;
 	item->holder = t->holder;
 	if (t->holder)
 		list_add_tail(&item->link, &t->holder->held);
-	t->gen = ++item->gen;
+	/* per queue, so a record freed and made again never repeats one */
+	t->gen = ++q->gen_seq;
+	item->gen = t->gen;
 	return 0;
 }
 
@@ -681,7 +701,7 @@ static int kwq_check_take(struct kwq *q, void *arg)
  * -ESHUTDOWN.
  */
 int kwq_take(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
-	     u32 *len, u32 *gen, ktime_t deadline, unsigned int flags)
+	     u32 *len, u64 *gen, ktime_t deadline, unsigned int flags)
 {
 	struct kwq_take t = { .holder = holder, .buf = buf, .cap = cap };
 	unsigned int state = (flags & KWQ_GET_KILLABLE) ? TASK_KILLABLE :
@@ -725,7 +745,7 @@ int kwq_take(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
  * Context: any context.
  */
 void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,
-	       u32 len, u32 gen)
+	       u32 len, u64 gen)
 {
 	u64 hash = kwq_keytab_hash(&q->keys, key, len);
 	struct kwq_item *item;
@@ -803,7 +823,8 @@ EXPORT_SYMBOL_NS_GPL(kwq_len, WQ_NS);
  * @q: the queue
  *
  * Queued keys are still handed out; waiting (AddAfter) keys are dropped.
- * Every drain waiting at this moment returns -ECANCELED. Idempotent.
+ * Every drain waiting at this moment returns -ECANCELED (0 if the queue is
+ * drained by then). Idempotent.
  *
  * Context: any context.
  */
@@ -812,7 +833,7 @@ void kwq_shutdown(struct kwq *q)
 	unsigned long flags;
 
 	spin_lock_irqsave(&q->lock, flags);
-	q->shutting_down = true;
+	WRITE_ONCE(q->shutting_down, true);
 	q->drain_cancel++;
 	kwq_drop_waiting_locked(q);
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -857,7 +878,7 @@ int kwq_drain(struct kwq *q, ktime_t deadline)
 
 	might_sleep();
 	spin_lock_irqsave(&q->lock, flags);
-	q->shutting_down = true;
+	WRITE_ONCE(q->shutting_down, true);
 	kwq_drop_waiting_locked(q);
 	d.cancel = q->drain_cancel;
 	q->nr_drainers++;

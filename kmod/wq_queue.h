@@ -52,6 +52,7 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include <wq/kwq.h>
 
@@ -79,7 +80,7 @@ struct kwq_holder;
  * @holder: the handle that got the key, or NULL (detached, kernel)
  * @wait: ready time and heap position while WAITING
  * @flags: KWQ_ITEM_*
- * @gen: bumped each time the key is handed out
+ * @gen: when the key was last handed out (q->gen_seq), for kwq_unget()
  * @failures: rate-limiter failures since the last Forget (NumRequeues)
  * @inline_key: storage of short keys (@key.data points here)
  */
@@ -89,8 +90,8 @@ struct kwq_item {
 	struct kwq_holder *holder;
 	struct kwq_heap_node wait;
 	u32 flags;
-	u32 gen;
 	u32 failures;
+	u64 gen;
 	u8 inline_key[KWQ_INLINE_KEY];
 };
 
@@ -109,6 +110,7 @@ struct kwq_holder {
  * struct kwq - a queue
  * @lock: protects the fields marked [L] and the queue's records
  * @keys: [L] every record, by key
+ * @grow_work: grows @keys for producers that cannot sleep (GFP_ATOMIC)
  * @fifo: [L] QUEUED records, in the order they were queued
  * @nr_queued: [L] records on @fifo (Len)
  * @nr_processing: [L] PROCESSING records
@@ -128,6 +130,7 @@ struct kwq_holder {
  * @shutting_down: [L] set once by shutdown, never cleared
  * @nr_drainers: [L] callers waiting in kwq_drain()
  * @drain_cancel: [L] bumped by each plain shutdown to cut drains short
+ * @gen_seq: [L] hand-outs so far; never reused, unlike a record's memory
  * @adds: [L] keys that became pending (workqueue_adds_total)
  * @retries: [L] AddAfter calls (workqueue_retries_total)
  * @getters: consumers waiting for a key
@@ -144,6 +147,7 @@ struct kwq_holder {
 struct kwq {
 	spinlock_t lock;	/* see above */
 	struct kwq_keytab keys;
+	struct work_struct grow_work;
 	struct list_head fifo;
 	unsigned int nr_queued;
 	unsigned int nr_processing;
@@ -162,6 +166,7 @@ struct kwq {
 	bool shutting_down;
 	unsigned int nr_drainers;
 	unsigned int drain_cancel;
+	u64 gen_seq;
 	u64 adds;
 	u64 retries;
 	wait_queue_head_t getters;
@@ -199,9 +204,9 @@ int kwq_add_item(struct kwq *q, struct kwq_item *item, u64 *delay_ns,
 int kwq_forget_key(struct kwq *q, const void *key, u32 len);
 unsigned int kwq_requeues_key(struct kwq *q, const void *key, u32 len);
 int kwq_take(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
-	     u32 *len, u32 *gen, ktime_t deadline, unsigned int flags);
+	     u32 *len, u64 *gen, ktime_t deadline, unsigned int flags);
 void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,
-	       u32 len, u32 gen);
+	       u32 len, u64 gen);
 int kwq_done_key(struct kwq *q, const void *key, u32 len);
 unsigned int kwq_len(struct kwq *q);
 void kwq_shutdown(struct kwq *q);

@@ -215,7 +215,7 @@ static void wq_unlink_locked(struct kwq *q)
 {
 	lockdep_assert_held(&wq_registry_lock);
 	hash_del(&q->name_node);
-	q->unlinked = true;
+	WRITE_ONCE(q->unlinked, true);
 	wq_nr_queues--;
 }
 
@@ -246,6 +246,31 @@ int wq_registry_unlink(const char *name, bool check_owner)
 	mutex_unlock(&wq_registry_lock);
 	kwq_put(q);			/* the registry's reference */
 	return 0;
+}
+
+/**
+ * wq_registry_unlink_queue() - unlink this queue's name, if it still has it
+ * @q: the queue
+ *
+ * Unlike wq_registry_unlink(), never touches another queue that took the
+ * same name after this one was destroyed.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -ENOENT if @q is anonymous or already unlinked.
+ */
+int wq_registry_unlink_queue(struct kwq *q)
+{
+	int ret = -ENOENT;
+
+	mutex_lock(&wq_registry_lock);
+	if (q->name[0] && !q->unlinked && wq_find_locked(q->name) == q) {
+		wq_unlink_locked(q);
+		ret = 0;
+	}
+	mutex_unlock(&wq_registry_lock);
+	if (!ret)
+		kwq_put(q);			/* the registry's reference */
+	return ret;
 }
 
 /**

@@ -20,6 +20,7 @@ int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 int wq_registry_create(const struct wq_create *args, struct kwq **qp);
 int wq_registry_open(const char *name, bool check_perm, struct kwq **qp);
 int wq_registry_unlink(const char *name, bool check_owner);
+int wq_registry_unlink_queue(struct kwq *q);
 int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total);
 void wq_registry_info(struct kwq *q, struct wq_queue_info *info);
 void wq_registry_exit(void);

@@ -23,6 +23,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched/task.h>
+#include <linux/slab.h>
 
 #include <wq/kwq.h>
 
@@ -71,10 +72,14 @@ static enum hrtimer_restart sample_produce(struct hrtimer *timer)
 
 static int sample_work(void *data)
 {
-	char key[64];
+	/* Room for any key: a longer one would block the queue (-EMSGSIZE). */
+	char *key = kmalloc(WQ_KEY_MAX, GFP_KERNEL);
 
+	if (!key)
+		return -ENOMEM;
 	for (;;) {
-		ssize_t n = kwq_get(sample_q, key, sizeof(key), KWQ_GET_KILLABLE);
+		/* Interruptible: an idle kthread does not count as load. */
+		ssize_t n = kwq_get(sample_q, key, WQ_KEY_MAX, 0);
 
 		if (n == -ESHUTDOWN)
 			break;
@@ -98,6 +103,7 @@ static int sample_work(void *data)
 		}
 		kwq_done(sample_q, key, n);
 	}
+	kfree(key);
 	return 0;
 }
 
@@ -116,7 +122,7 @@ static void sample_stop_workers(void)
 
 static int __init sample_init(void)
 {
-	struct kwq_attr attr = { .mode = 0666 };
+	struct kwq_attr attr = { .mode = 0600 };	/* root watches it */
 	unsigned int i;
 	int ret;
 
@@ -147,7 +153,7 @@ static int __init sample_init(void)
 err_workers:
 	kwq_shutdown(sample_q);
 	sample_stop_workers();
-	kwq_destroy(name);
+	kwq_unlink(sample_q);
 	kwq_put(sample_q);
 	return ret;
 }
@@ -157,7 +163,7 @@ static void __exit sample_exit(void)
 	hrtimer_cancel(&sample_timer);		/* no more keys */
 	kwq_shutdown(sample_q);			/* workers drain, then exit */
 	sample_stop_workers();
-	kwq_destroy(name);
+	kwq_unlink(sample_q);			/* ours, even if renamed meanwhile */
 	kwq_put(sample_q);
 	pr_info("produced %d, processed %d, retried %d\n",
 		atomic_read(&produced), atomic_read(&processed),

@@ -342,11 +342,19 @@ static int kapi_consumer(void *data)
 	return 0;
 }
 
+static void kapi_stop(struct task_struct **t, int n)
+{
+	while (n-- > 0) {
+		kthread_stop(t[n]);
+		put_task_struct(t[n]);
+	}
+}
+
 static void kapi_kthreads(void)
 {
 	struct task_struct *prod[KAPI_THREADS], *cons[KAPI_THREADS];
 	struct kapi_pool *p = kzalloc(sizeof(*p), GFP_KERNEL);
-	int i;
+	int i, nprod = 0, ncons = 0;
 
 	CHECK(p);
 	if (!p)
@@ -356,13 +364,18 @@ static void kapi_kthreads(void)
 		goto out;
 	atomic_set(&p->producers, KAPI_THREADS);
 	for (i = 0; i < KAPI_THREADS; i++) {
-		cons[i] = kthread_run(kapi_consumer, p, "kapi-cons/%d", i);
-		prod[i] = kthread_run(kapi_producer, p, "kapi-prod/%d", i);
-		CHECK(!IS_ERR(cons[i]) && !IS_ERR(prod[i]));
-		if (IS_ERR(cons[i]) || IS_ERR(prod[i]))
-			goto out_put;	/* not reached on a sane system */
-		get_task_struct(cons[i]);
-		get_task_struct(prod[i]);
+		struct task_struct *t;
+
+		t = kthread_run(kapi_consumer, p, "kapi-cons/%d", i);
+		CHECK(!IS_ERR(t));
+		if (IS_ERR(t))
+			goto out_stop;
+		cons[ncons++] = get_task_struct(t);
+		t = kthread_run(kapi_producer, p, "kapi-prod/%d", i);
+		CHECK(!IS_ERR(t));
+		if (IS_ERR(t))
+			goto out_stop;
+		prod[nprod++] = get_task_struct(t);
 	}
 	while (atomic_read(&p->producers))
 		usleep_range(5000, 10000);
@@ -370,16 +383,14 @@ static void kapi_kthreads(void)
 	CHECK_EQ(0, kwq_shutdown_with_drain(p->q, 30 * NSEC_PER_SEC));
 	CHECK(kwq_shutting_down(p->q));
 	CHECK_EQ(-ESHUTDOWN, kwq_add(p->q, "late", 4, GFP_KERNEL));
-	for (i = 0; i < KAPI_THREADS; i++) {
-		kthread_stop(cons[i]);
-		kthread_stop(prod[i]);
-		put_task_struct(cons[i]);
-		put_task_struct(prod[i]);
-	}
 	CHECK_EQ(0, atomic_read(&p->doubled));
 	CHECK(atomic_read(&p->handed) >= KAPI_KEYS);
 	CHECK_EQ(0, kwq_len(p->q));
-out_put:
+out_stop:
+	/* producers run a bounded loop; consumers end with the queue */
+	kwq_shutdown(p->q);
+	kapi_stop(cons, ncons);
+	kapi_stop(prod, nprod);
 	kwq_put(p->q);
 out:
 	kfree(p);

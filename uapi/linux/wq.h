@@ -196,7 +196,7 @@ struct wq_shutdown {
  * @uid: owner (in the caller's user namespace)
  * @gid: group (in the caller's user namespace)
  * @mode: permission bits
- * @handles: open handles, userspace and kernel
+ * @handles: open /dev/wq handles (kernel users are not counted)
  * @adds: keys that became pending (client-go workqueue_adds_total)
  * @retries: AddAfter calls with a delay and AddRateLimited calls (client-go
  *	workqueue_retries_total)

@@ -24,10 +24,12 @@
  * holds one until kwq_destroy()). Every exported symbol pins wq.ko while a
  * module using it is loaded.
  *
- * Worker pools: start kthreads that loop on kwq_get(); at exit call
- * kwq_shutdown() (or kwq_shutdown_with_drain()), which makes every blocked
- * and later kwq_get() return -ESHUTDOWN once the queue is empty, then
- * kthread_stop() them, then kwq_put().
+ * Worker pools: start kthreads (keep a reference: get_task_struct()) that
+ * loop on kwq_get() with a buffer of WQ_KEY_MAX bytes (kmalloc'ed: too big
+ * for a kernel stack); at exit call kwq_shutdown() (or
+ * kwq_shutdown_with_drain()), which makes every blocked and later kwq_get()
+ * return -ESHUTDOWN once the queue is empty, then kthread_stop() and
+ * put_task_struct() them, then kwq_unlink() and kwq_put().
  *
  * Symbols are exported in the WQ namespace: MODULE_IMPORT_NS(WQ_NS);
  * build against wq's Module.symvers (KBUILD_EXTRA_SYMBOLS).
@@ -71,6 +73,7 @@ extern const struct wq_limiter kwq_default_limiter;
 struct kwq *kwq_create(const char *name, const struct kwq_attr *attr);
 struct kwq *kwq_open(const char *name);
 int kwq_destroy(const char *name);
+int kwq_unlink(struct kwq *q);
 struct kwq *kwq_ref(struct kwq *q);
 void kwq_put(struct kwq *q);
 
