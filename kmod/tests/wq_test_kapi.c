@@ -121,10 +121,10 @@ static void kapi_pointer_keys(void)
 	kwq_put(q);
 }
 
-/* A named queue is the registry entry: open, share, destroy, ref. */
+/* A named queue is the registry entry: open, share, destroy, ref, unlink. */
 static void kapi_named(void)
 {
-	struct kwq *q, *q2;
+	struct kwq *q, *q2, *anon;
 	char buf[8];
 
 	q = kwq_create("kapi-test", NULL);
@@ -148,6 +148,32 @@ static void kapi_named(void)
 	CHECK_EQ(1, kwq_try_get(q2, buf, sizeof(buf)));
 	CHECK_EQ(0, kwq_done(q2, buf, 1));
 	kwq_put(q2);
+	kwq_put(q);
+
+	/* kwq_unlink() unlinks its own queue, never a successor's name */
+	q = kwq_create("kapi-test", NULL);
+	CHECK(!IS_ERR(q));
+	if (IS_ERR(q))
+		return;
+	CHECK_EQ(0, kwq_destroy("kapi-test"));
+	q2 = kwq_create("kapi-test", NULL);		/* the successor */
+	CHECK(!IS_ERR(q2));
+	CHECK_EQ(-ENOENT, kwq_unlink(q));
+	anon = kapi_private(NULL);
+	if (anon) {
+		CHECK_EQ(-ENOENT, kwq_unlink(anon));	/* no name at all */
+		kwq_put(anon);
+	}
+	if (!IS_ERR(q2)) {
+		struct kwq *q3 = kwq_open("kapi-test");
+
+		CHECK(q3 == q2);
+		if (!IS_ERR(q3))
+			kwq_put(q3);
+		CHECK_EQ(0, kwq_unlink(q2));
+		CHECK_EQ(-ENOENT, PTR_ERR(kwq_open("kapi-test")));
+		kwq_put(q2);
+	}
 	kwq_put(q);
 }
 
