@@ -227,11 +227,13 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	g->key_len = len;
 	/*
 	 * The results go out here, not in wq_ioctl(): a key taken but not
-	 * delivered (either copy faults) goes back where it was.
+	 * delivered (either copy faults) goes back where it was. The key goes
+	 * first, so a call that fails on it leaves the caller's struct as it
+	 * was.
 	 */
 	if ((!ret || ret == -EMSGSIZE) &&
-	    (copy_to_user(&ug->key_len, &len, sizeof(len)) ||
-	     (!ret && copy_to_user(u64_to_user_ptr(g->buf), buf, len)))) {
+	    ((!ret && copy_to_user(u64_to_user_ptr(g->buf), buf, len)) ||
+	     copy_to_user(&ug->key_len, &len, sizeof(len)))) {
 		if (!ret)
 			kwq_unget(q, holder, buf, len, gen);
 		ret = -EFAULT;
