@@ -224,7 +224,6 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 			return -ENOMEM;
 	}
 	ret = kwq_take(q, holder, buf, cap, &len, &gen, deadline, flags);
-	g->key_len = len;
 	/*
 	 * The results go out here, not in wq_ioctl(): a key taken but not
 	 * delivered (either copy faults) goes back where it was. The key goes
