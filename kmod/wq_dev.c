@@ -248,32 +248,30 @@ static void *wq_copy_key(const struct wq_key *k)
 	return memdup_user(u64_to_user_ptr(k->key), k->key_len);
 }
 
-static long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg,
-			void __user *uarg)
+/* DONE and FORGET: the key copied in, one queue call on it. */
+static long wq_key_call(struct kwq *q, struct wq_key *k,
+			int (*call)(struct kwq *q, const void *key, u32 len))
 {
-	struct wq_key *k = arg;
 	void *key = wq_copy_key(k);
 	long ret;
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
-	ret = kwq_done_key(q, key, k->key_len);
+	ret = call(q, key, k->key_len);
 	kfree(key);
 	return ret;
+}
+
+static long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg,
+			void __user *uarg)
+{
+	return wq_key_call(q, arg, kwq_done_key);
 }
 
 static long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg,
 			  void __user *uarg)
 {
-	struct wq_key *k = arg;
-	void *key = wq_copy_key(k);
-	long ret;
-
-	if (IS_ERR(key))
-		return PTR_ERR(key);
-	ret = kwq_forget_key(q, key, k->key_len);
-	kfree(key);
-	return ret;
+	return wq_key_call(q, arg, kwq_forget_key);
 }
 
 static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
