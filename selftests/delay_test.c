@@ -28,17 +28,7 @@ WQT_FIXTURE(delay);
 #define LONG_DELAY	(3600 * SEC)	/* never fires during a test */
 #define UPPER_MS	20000		/* generous bound for "eventually" */
 
-#define ADD(fd, s)		wq_add(fd, s, strlen(s))
-#define DONE(fd, s)		wq_done(fd, s, strlen(s))
 #define AFTER(fd, s, d)		wq_add_after(fd, s, strlen(s), (uint64_t)(d))
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
-}
 
 static void sleep_until_ns(int64_t t)
 {
@@ -51,28 +41,6 @@ static void sleep_until_ns(int64_t t)
 		nanosleep(&ts, NULL);
 	}
 }
-
-static double ms_of(int64_t ns)
-{
-	return ns / 1e6;
-}
-
-static ssize_t get_str(int fd, char *buf, size_t cap, int timeout_ms)
-{
-	ssize_t n = wq_get(fd, buf, cap - 1, timeout_ms);
-
-	if (n >= 0)
-		buf[n] = '\0';
-	return n;
-}
-
-/* Gets a key without waiting and checks it is s. */
-#define EXPECT_GET(fd, s) do {						\
-		char _b[WQ_KEY_MAX + 1];				\
-		ASSERT_EQ((ssize_t)strlen(s), get_str(fd, _b, sizeof(_b), 0)) \
-			TH_LOG("expected key %s", s);			\
-		ASSERT_STREQ(s, _b);					\
-	} while (0)
 
 /*
  * Waits (up to UPPER_MS) for a key, checks it is s and that it was not

@@ -12,25 +12,6 @@
 
 WQT_FIXTURE(life);
 
-#define ADD(fd, s)	wq_add(fd, s, strlen(s))
-#define DONE(fd, s)	wq_done(fd, s, strlen(s))
-
-static ssize_t get_str(int fd, char *buf, size_t cap, int timeout_ms)
-{
-	ssize_t n = wq_get(fd, buf, cap - 1, timeout_ms);
-
-	if (n >= 0)
-		buf[n] = '\0';
-	return n;
-}
-
-#define EXPECT_GET(fd, s) do {						\
-		char _b[WQ_KEY_MAX + 1];				\
-		ASSERT_EQ((ssize_t)strlen(s), get_str(fd, _b, sizeof(_b), 0)) \
-			TH_LOG("expected key %s", s);			\
-		ASSERT_STREQ(s, _b);					\
-	} while (0)
-
 /* ---- names ---------------------------------------------------------------- */
 
 TEST_F(life, valid_names)

@@ -10,14 +10,6 @@
 WQT_FIXTURE(queue);
 
 /* Gets one key into buf (NUL-terminated for string compares); returns length. */
-static ssize_t get_str(int fd, char *buf, size_t cap, int timeout_ms)
-{
-	ssize_t n = wq_get(fd, buf, cap - 1, timeout_ms);
-
-	if (n >= 0)
-		buf[n] = '\0';
-	return n;
-}
 
 /* wq_get with timeout 0 and a real buffer; for checking -EAGAIN. */
 static ssize_t get_empty(int fd)
@@ -27,16 +19,7 @@ static ssize_t get_empty(int fd)
 	return wq_get(fd, buf, sizeof(buf), 0);
 }
 
-#define ADD(fd, s)	wq_add(fd, s, strlen(s))
-#define DONE(fd, s)	wq_done(fd, s, strlen(s))
-
 /* Gets the next key and checks it is s. */
-#define EXPECT_GET(fd, s) do {						\
-		char _b[WQ_KEY_MAX + 1];				\
-		ASSERT_EQ((ssize_t)strlen(s), get_str(fd, _b, sizeof(_b), 0)) \
-			TH_LOG("expected key %s", s);			\
-		ASSERT_STREQ(s, _b);					\
-	} while (0)
 
 TEST_F(queue, add_get_done)
 {

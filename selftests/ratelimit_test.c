@@ -35,30 +35,6 @@
 #define ARL(fd, s, d)	wq_add_rate_limited(fd, s, strlen(s), d)
 #define REQUEUES(fd, s)	wq_num_requeues(fd, s, strlen(s))
 #define FORGET(fd, s)	wq_forget(fd, s, strlen(s))
-#define ADD(fd, s)	wq_add(fd, s, strlen(s))
-#define DONE(fd, s)	wq_done(fd, s, strlen(s))
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * SEC + ts.tv_nsec;
-}
-
-static double ms_of(int64_t ns)
-{
-	return ns / 1e6;
-}
-
-static ssize_t get_str(int fd, char *buf, size_t cap, int timeout_ms)
-{
-	ssize_t n = wq_get(fd, buf, cap - 1, timeout_ms);
-
-	if (n >= 0)
-		buf[n] = '\0';
-	return n;
-}
 
 /*
  * client-go's ItemExponentialFailureRateLimiter: the n-th failure (n >= 1)
@@ -90,14 +66,6 @@ static uint64_t exp_ref(uint64_t base, uint64_t max, unsigned int n)
 
 #define EXPECT_REQUEUES(fd, s, want)					\
 	ASSERT_EQ(want, REQUEUES(fd, s)) TH_LOG("num_requeues(%s)", s)
-
-/* Gets a key without waiting and checks it is s. */
-#define EXPECT_GET(fd, s) do {						\
-		char _b[WQ_KEY_MAX + 1];				\
-		ASSERT_EQ((ssize_t)strlen(s), get_str(fd, _b, sizeof(_b), 0)) \
-			TH_LOG("expected key %s", s);			\
-		ASSERT_STREQ(s, _b);					\
-	} while (0)
 
 /*
  * Waits (up to UPPER_MS) for a key, checks it is s and that it was not

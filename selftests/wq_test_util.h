@@ -337,6 +337,43 @@ static inline void wqt_reap_all(void)
 
 /* ---- fixture ------------------------------------------------------------ */
 
+/* ---- string keys and the clock, for tests that name their keys ---- */
+
+#define ADD(fd, s)	wq_add(fd, s, strlen(s))
+#define DONE(fd, s)	wq_done(fd, s, strlen(s))
+
+/* wq_get into a NUL-terminated buffer (cap includes the NUL). */
+static inline ssize_t get_str(int fd, char *buf, size_t cap, int timeout_ms)
+{
+	ssize_t n = wq_get(fd, buf, cap - 1, timeout_ms);
+
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* Gets a key without waiting and checks it is s. */
+#define EXPECT_GET(fd, s) do {						\
+		char _b[WQ_KEY_MAX + 1];				\
+		ASSERT_EQ((ssize_t)strlen(s), get_str(fd, _b, sizeof(_b), 0)) \
+			TH_LOG("expected key %s", s);			\
+		ASSERT_STREQ(s, _b);					\
+	} while (0)
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline double ms_of(int64_t ns)
+{
+	return ns / 1e6;
+}
+
 /*
  * WQT_FIXTURE(f): a fixture "f" whose setup creates a fresh queue with a
  * unique name and default attributes (self->name, self->fd) and whose
