@@ -19,15 +19,7 @@
  * maximum of exponential 5ms..1000s per key and a token bucket 10/s burst
  * 100.
  */
-const struct wq_limiter kwq_default_limiter = {
-	.nr_terms = 2,
-	.terms = {
-		{ .kind = WQ_LIMITER_EXPONENTIAL, .arg0 = 5 * NSEC_PER_MSEC,
-		  .arg1 = 1000 * NSEC_PER_SEC },
-		{ .kind = WQ_LIMITER_BUCKET, .arg0 = 10 * NSEC_PER_SEC,
-		  .arg1 = 100 },
-	},
-};
+const struct wq_limiter kwq_default_limiter = WQ_LIMITER_DEFAULT_INIT;
 EXPORT_SYMBOL_NS_GPL(kwq_default_limiter, WQ_NS);
 
 static int kwq_check_key(const void *key, size_t len)

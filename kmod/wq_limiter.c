@@ -38,18 +38,24 @@ int kwq_limiter_check(const struct wq_limiter *desc)
 		}
 		switch (t->kind) {
 		case WQ_LIMITER_EXPONENTIAL:
+			if (t->count || t->exponential.base_ns > KTIME_MAX ||
+			    t->exponential.max_ns > KTIME_MAX)
+				return -EINVAL;
+			break;
 		case WQ_LIMITER_FASTSLOW:
-			if ((t->kind == WQ_LIMITER_EXPONENTIAL && t->count) ||
-			    t->arg0 > KTIME_MAX || t->arg1 > KTIME_MAX)
+			if (t->fastslow.fast_ns > KTIME_MAX ||
+			    t->fastslow.slow_ns > KTIME_MAX)
 				return -EINVAL;
 			break;
 		case WQ_LIMITER_BUCKET:
-			if (t->count || !t->arg0 || t->arg0 > KWQ_BUCKET_RATE_MAX ||
-			    !t->arg1 || t->arg1 > U32_MAX)
+			if (t->count || !t->bucket.rate ||
+			    t->bucket.rate > KWQ_BUCKET_RATE_MAX ||
+			    !t->bucket.burst || t->bucket.burst > U32_MAX)
 				return -EINVAL;
 			break;
 		case WQ_LIMITER_MAXWAIT:
-			if (t->count || t->arg1 || t->arg0 > KTIME_MAX)
+			if (t->count || t->maxwait.reserved ||
+			    t->maxwait.max_ns > KTIME_MAX)
 				return -EINVAL;
 			break;
 		default:
@@ -152,10 +158,12 @@ int kwq_limiter_init(struct kwq_limiter *lim, const struct wq_limiter *desc)
 			lim->per_key = true;
 			break;
 		case WQ_LIMITER_BUCKET:
-			kwq_bucket_init(&lim->bucket[i], t->arg0, t->arg1);
+			kwq_bucket_init(&lim->bucket[i], t->bucket.rate,
+					 t->bucket.burst);
 			break;
 		case WQ_LIMITER_MAXWAIT:
-			lim->max_wait = min_t(s64, lim->max_wait, t->arg0);
+			lim->max_wait = min_t(s64, lim->max_wait,
+					      t->maxwait.max_ns);
 			break;
 		}
 	}
@@ -198,10 +206,12 @@ s64 kwq_limiter_when(struct kwq_limiter *lim, u32 failures, s64 now)
 
 		switch (t->kind) {
 		case WQ_LIMITER_EXPONENTIAL:
-			d = kwq_exponential(t->arg0, t->arg1, failures);
+			d = kwq_exponential(t->exponential.base_ns,
+					    t->exponential.max_ns, failures);
 			break;
 		case WQ_LIMITER_FASTSLOW:
-			d = failures <= t->count ? t->arg0 : t->arg1;
+			d = failures <= t->count ? t->fastslow.fast_ns :
+						 t->fastslow.slow_ns;
 			break;
 		case WQ_LIMITER_BUCKET:
 			d = kwq_bucket_take(&lim->bucket[i], now);

@@ -267,11 +267,11 @@ TEST_F(abi, reserved_fields)
 	/* unused limiter terms must be all zero */
 	c.limiter.nr_terms = 1;
 	c.limiter.terms[0].kind = WQ_LIMITER_EXPONENTIAL;
-	c.limiter.terms[0].arg0 = 5000000;
-	c.limiter.terms[0].arg1 = 1000000000;
-	c.limiter.terms[3].arg1 = 1;
+	c.limiter.terms[0].exponential.base_ns = 5000000;
+	c.limiter.terms[0].exponential.max_ns = 1000000000;
+	c.limiter.terms[3].bucket.burst = 1;
 	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
-	c.limiter.terms[3].arg1 = 0;
+	c.limiter.terms[3].bucket.burst = 0;
 	c.limiter.terms[1].kind = WQ_LIMITER_BUCKET;
 	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
 	c.limiter.terms[1].kind = 0;

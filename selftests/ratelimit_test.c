@@ -148,8 +148,8 @@ static struct wq_limiter exp_limiter(uint64_t base, uint64_t max)
 	memset(&lim, 0, sizeof(lim));
 	lim.nr_terms = 1;
 	lim.terms[0].kind = WQ_LIMITER_EXPONENTIAL;
-	lim.terms[0].arg0 = base;
-	lim.terms[0].arg1 = max;
+	lim.terms[0].exponential.base_ns = base;
+	lim.terms[0].exponential.max_ns = max;
 	return lim;
 }
 

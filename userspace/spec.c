@@ -177,24 +177,19 @@ static const char *wq_expect(const char *s, char c)
 	return s && *s == c ? s + 1 : NULL;
 }
 
-static int wq_add_term(struct wq_limiter *lim, uint32_t kind, uint32_t count,
-		       uint64_t arg0, uint64_t arg1)
+static int wq_add_term(struct wq_limiter *lim,
+		       const struct wq_limiter_term *term)
 {
-	struct wq_limiter_term *t;
-
 	if (lim->nr_terms >= WQ_LIMITER_TERMS_MAX)
 		return -EINVAL;
-	t = &lim->terms[lim->nr_terms++];
-	t->kind = kind;
-	t->count = count;
-	t->arg0 = arg0;
-	t->arg1 = arg1;
+	lim->terms[lim->nr_terms++] = *term;
 	return 0;
 }
 
 /* One term starting at s; returns the end or NULL. */
 static const char *wq_term(const char *s, struct wq_limiter *lim)
 {
+	struct wq_limiter_term t = { 0 };
 	uint64_t a = 0, b = 0, n = 0;
 	size_t len = strcspn(s, ":,");
 
@@ -202,37 +197,46 @@ static const char *wq_term(const char *s, struct wq_limiter *lim)
 	if (IS("none"))
 		return s + len;
 	if (IS("default")) {
-		if (wq_add_term(lim, WQ_LIMITER_EXPONENTIAL, 0,
-				5 * 1000000ULL, 1000 * NS_PER_SEC) ||
-		    wq_add_term(lim, WQ_LIMITER_BUCKET, 0, 10 * NS_PER_SEC,
-				100))
-			return NULL;
+		static const struct wq_limiter def = WQ_LIMITER_DEFAULT_INIT;
+		uint32_t i;
+
+		for (i = 0; i < def.nr_terms; i++)
+			if (wq_add_term(lim, &def.terms[i]))
+				return NULL;
 		return s + len;
 	}
 	if (IS("exponential")) {
 		s = wq_duration(wq_expect(s + len, ':'), &a);
 		s = wq_duration(wq_expect(s, ':'), &b);
-		return s && !wq_add_term(lim, WQ_LIMITER_EXPONENTIAL, 0, a, b) ?
-		       s : NULL;
+		t.kind = WQ_LIMITER_EXPONENTIAL;
+		t.exponential.base_ns = a;
+		t.exponential.max_ns = b;
+		return s && !wq_add_term(lim, &t) ? s : NULL;
 	}
 	if (IS("bucket")) {
 		s = wq_expect(s + len, ':');
 		s = s ? wq_qps(s, &a) : NULL;
 		s = s ? wq_uint(wq_expect(s, ':') ?: "", UINT32_MAX, &b) : NULL;
-		return s && b && !wq_add_term(lim, WQ_LIMITER_BUCKET, 0, a, b) ?
-		       s : NULL;
+		t.kind = WQ_LIMITER_BUCKET;
+		t.bucket.rate = a;
+		t.bucket.burst = b;
+		return s && b && !wq_add_term(lim, &t) ? s : NULL;
 	}
 	if (IS("fastslow")) {
 		s = wq_duration(wq_expect(s + len, ':'), &a);
 		s = wq_duration(wq_expect(s, ':'), &b);
 		s = s ? wq_uint(wq_expect(s, ':') ?: "", UINT32_MAX, &n) : NULL;
-		return s && !wq_add_term(lim, WQ_LIMITER_FASTSLOW, (uint32_t)n,
-					 a, b) ? s : NULL;
+		t.kind = WQ_LIMITER_FASTSLOW;
+		t.count = (uint32_t)n;
+		t.fastslow.fast_ns = a;
+		t.fastslow.slow_ns = b;
+		return s && !wq_add_term(lim, &t) ? s : NULL;
 	}
 	if (IS("maxwait")) {
 		s = wq_duration(wq_expect(s + len, ':'), &a);
-		return s && !wq_add_term(lim, WQ_LIMITER_MAXWAIT, 0, a, 0) ?
-		       s : NULL;
+		t.kind = WQ_LIMITER_MAXWAIT;
+		t.maxwait.max_ns = a;
+		return s && !wq_add_term(lim, &t) ? s : NULL;
 	}
 #undef IS
 	return NULL;
@@ -296,24 +300,24 @@ int wq_limiter_format(const struct wq_limiter *lim, char *buf, size_t cap)
 
 		switch (t->kind) {
 		case WQ_LIMITER_EXPONENTIAL:
-			wq_format_duration(a, sizeof(a), t->arg0);
-			wq_format_duration(b, sizeof(b), t->arg1);
+			wq_format_duration(a, sizeof(a), t->exponential.base_ns);
+			wq_format_duration(b, sizeof(b), t->exponential.max_ns);
 			n = snprintf(buf + used, cap - used,
 				     "%sexponential:%s:%s", sep, a, b);
 			break;
 		case WQ_LIMITER_BUCKET:
-			wq_format_qps(a, sizeof(a), t->arg0);
+			wq_format_qps(a, sizeof(a), t->bucket.rate);
 			n = snprintf(buf + used, cap - used, "%sbucket:%s:%llu",
-				     sep, a, (unsigned long long)t->arg1);
+				     sep, a, (unsigned long long)t->bucket.burst);
 			break;
 		case WQ_LIMITER_FASTSLOW:
-			wq_format_duration(a, sizeof(a), t->arg0);
-			wq_format_duration(b, sizeof(b), t->arg1);
+			wq_format_duration(a, sizeof(a), t->fastslow.fast_ns);
+			wq_format_duration(b, sizeof(b), t->fastslow.slow_ns);
 			n = snprintf(buf + used, cap - used,
 				     "%sfastslow:%s:%s:%u", sep, a, b, t->count);
 			break;
 		case WQ_LIMITER_MAXWAIT:
-			wq_format_duration(a, sizeof(a), t->arg0);
+			wq_format_duration(a, sizeof(a), t->maxwait.max_ns);
 			n = snprintf(buf + used, cap - used, "%smaxwait:%s",
 				     sep, a);
 			break;

@@ -295,9 +295,9 @@ static void limiter_rejects_bad_descriptions(struct kunit *test)
 	d.terms[0].kind = 42;
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_limiter_init(&lim, &d));
 	d.terms[0].kind = WQ_LIMITER_BUCKET;
-	d.terms[0].arg0 = 10;
+	d.terms[0].bucket.rate = 10;
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_limiter_init(&lim, &d)); /* burst 0 */
-	d.terms[0].arg1 = 1;
+	d.terms[0].bucket.burst = 1;
 	KUNIT_EXPECT_EQ(test, 0, kwq_limiter_init(&lim, &d));
 	d.nr_terms = WQ_LIMITER_TERMS_MAX + 1;
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_limiter_init(&lim, &d));

@@ -38,10 +38,10 @@ struct v_case {
 	struct v_step steps[24];
 };
 
-#define EXP(base, max) { .kind = WQ_LIMITER_EXPONENTIAL, .arg0 = (base), .arg1 = (max) }
-#define FASTSLOW(f, s, n) { .kind = WQ_LIMITER_FASTSLOW, .arg0 = (f), .arg1 = (s), .count = (n) }
-#define BUCKET(qps_e9, burst) { .kind = WQ_LIMITER_BUCKET, .arg0 = (qps_e9), .arg1 = (burst) }
-#define MAXWAIT(m) { .kind = WQ_LIMITER_MAXWAIT, .arg0 = (m) }
+#define EXP(base, max) { .kind = WQ_LIMITER_EXPONENTIAL, .exponential = { .base_ns = (base), .max_ns = (max) } }
+#define FASTSLOW(f, s, n) { .kind = WQ_LIMITER_FASTSLOW, .count = (n), .fastslow = { .fast_ns = (f), .slow_ns = (s) } }
+#define BUCKET(qps_e9, b) { .kind = WQ_LIMITER_BUCKET, .bucket = { .rate = (qps_e9), .burst = (b) } }
+#define MAXWAIT(m) { .kind = WQ_LIMITER_MAXWAIT, .maxwait = { .max_ns = (m) } }
 #define W(k, t, d, r) { V_WHEN, k, t, d, r }
 #define R(k, t, n) { V_REPEAT, k, t, n, 0 }
 #define RF(k, t, n) { V_REPEAT, k, t, n, 1 }	/* n fresh keys */

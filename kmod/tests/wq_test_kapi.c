@@ -59,7 +59,8 @@ static struct kwq *kapi_private(const char *limiter_kind)
 	static const struct wq_limiter exp1ms = {
 		.nr_terms = 1,
 		.terms = { { .kind = WQ_LIMITER_EXPONENTIAL,
-			     .arg0 = NSEC_PER_MSEC, .arg1 = NSEC_PER_SEC } },
+			     .exponential = { .base_ns = NSEC_PER_MSEC,
+					      .max_ns = NSEC_PER_SEC } } },
 	};
 	struct kwq_attr attr = { .limiter = limiter_kind ? &exp1ms : NULL };
 	struct kwq *q = kwq_create(NULL, &attr);

@@ -39,24 +39,26 @@ TEST(check_rejects_bad_descriptions)
 	l.terms[0].kind = 99;
 	EXPECT_EQ(-EINVAL, kwq_limiter_check(&l));
 	l.terms[0].kind = WQ_LIMITER_BUCKET;
-	l.terms[0].arg0 = 1000000000;
-	l.terms[0].arg1 = 0;				/* burst 0 */
+	l.terms[0].bucket.rate = 1000000000;
+	l.terms[0].bucket.burst = 0;				/* burst 0 */
 	EXPECT_EQ(-EINVAL, kwq_limiter_check(&l));
-	l.terms[0].arg1 = 1;
+	l.terms[0].bucket.burst = 1;
 	EXPECT_EQ(0, kwq_limiter_check(&l));
-	l.terms[0].arg0 = KWQ_BUCKET_RATE_MAX + 1;
+	l.terms[0].bucket.rate = KWQ_BUCKET_RATE_MAX + 1;
 	EXPECT_EQ(-EINVAL, kwq_limiter_check(&l));
-	l.terms[0].arg0 = 1000000000;
+	l.terms[0].bucket.rate = 1000000000;
 	l.terms[1].kind = WQ_LIMITER_EXPONENTIAL;	/* beyond nr_terms */
 	EXPECT_EQ(-EINVAL, kwq_limiter_check(&l));
 	l.terms[1].kind = 0;
 	l.reserved = 1;
 	EXPECT_EQ(-EINVAL, kwq_limiter_check(&l));
 	l.reserved = 0;
+	memset(&l.terms[0], 0, sizeof(l.terms[0]));
 	l.terms[0].kind = WQ_LIMITER_EXPONENTIAL;
-	l.terms[0].arg1 = (u64)KTIME_MAX + 1;
+	l.terms[0].exponential.max_ns = (u64)KTIME_MAX + 1;
 	EXPECT_EQ(-EINVAL, kwq_limiter_check(&l));
-	l.terms[0].arg1 = 5;
+	l.terms[0].exponential.max_ns = 5;
+	EXPECT_EQ(0, kwq_limiter_check(&l));
 	l.terms[0].count = 1;				/* not for exponential */
 	EXPECT_EQ(-EINVAL, kwq_limiter_check(&l));
 }
@@ -71,11 +73,11 @@ TEST(bucket_extremes)
 	memset(&d, 0, sizeof(d));
 	d.nr_terms = 1;
 	d.terms[0].kind = WQ_LIMITER_BUCKET;
-	d.terms[0].arg0 = 1;			/* one event per 10^9 s */
-	d.terms[0].arg1 = 0xffffffffU;
+	d.terms[0].bucket.rate = 1;			/* one event per 10^9 s */
+	d.terms[0].bucket.burst = 0xffffffffU;
 	ASSERT_EQ(0, kwq_limiter_init(&lim, &d));
 	EXPECT_EQ(0, kwq_limiter_when(&lim, 0, 0));
-	d.terms[0].arg1 = 1;
+	d.terms[0].bucket.burst = 1;
 	ASSERT_EQ(0, kwq_limiter_init(&lim, &d));
 	EXPECT_EQ(0, kwq_limiter_when(&lim, 0, 0));
 	a = kwq_limiter_when(&lim, 0, 0);
@@ -88,8 +90,8 @@ TEST(bucket_extremes)
 	EXPECT_EQ(KTIME_MAX - 1000000000000000000LL, b);
 	EXPECT_EQ(b, kwq_limiter_when(&lim, 0, 0));	/* and never wraps */
 
-	d.terms[0].arg0 = KWQ_BUCKET_RATE_MAX;	/* ~4.6e9 qps */
-	d.terms[0].arg1 = 1;
+	d.terms[0].bucket.rate = KWQ_BUCKET_RATE_MAX;	/* ~4.6e9 qps */
+	d.terms[0].bucket.burst = 1;
 	ASSERT_EQ(0, kwq_limiter_init(&lim, &d));
 	EXPECT_EQ(0, kwq_limiter_when(&lim, 0, 0));
 	EXPECT_EQ(0, kwq_limiter_when(&lim, 0, 0));	/* interval < 1 ns */

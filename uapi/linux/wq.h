@@ -39,24 +39,49 @@
 
 /* Rate limiter kinds (struct wq_limiter_term.kind); see libwq.md. */
 enum {
-	WQ_LIMITER_EXPONENTIAL	= 1,	/* arg0 base ns, arg1 max ns */
-	WQ_LIMITER_BUCKET	= 2,	/* arg0 rate in events per 10^9 s, arg1 burst */
-	WQ_LIMITER_FASTSLOW	= 3,	/* arg0 fast ns, arg1 slow ns, count N */
-	WQ_LIMITER_MAXWAIT	= 4,	/* arg0 max ns: caps the final delay */
+	WQ_LIMITER_EXPONENTIAL	= 1,	/* .exponential */
+	WQ_LIMITER_BUCKET	= 2,	/* .bucket */
+	WQ_LIMITER_FASTSLOW	= 3,	/* .fastslow and .count */
+	WQ_LIMITER_MAXWAIT	= 4,	/* .maxwait: caps the final delay */
 };
 
 /**
  * struct wq_limiter_term - one rate limiter of a max-of list
- * @kind: WQ_LIMITER_*
- * @count: fast attempts (FASTSLOW); 0 for the other kinds
- * @arg0: first parameter (see the kinds)
- * @arg1: second parameter (see the kinds); 0 where unused
+ * @kind: WQ_LIMITER_*; says which member of the union is meant
+ * @count: FASTSLOW: the number N of fast attempts; 0 for the other kinds
+ * @exponential: ItemExponentialFailureRateLimiter: @exponential.base_ns *
+ *	2^failures, capped at @exponential.max_ns
+ * @bucket: BucketRateLimiter: @bucket.rate events per 10^9 s (qps * 10^9,
+ *	so fractional rates are exact), @bucket.burst tokens (1..2^32-1)
+ * @fastslow: ItemFastSlowRateLimiter: @fastslow.fast_ns for the first
+ *	@count failures, then @fastslow.slow_ns
+ * @maxwait: WithMaxWaitRateLimiter: the final delay is at most
+ *	@maxwait.max_ns; @maxwait.reserved must be 0
+ *
+ * Fill it with designated initializers, kind first:
+ * { .kind = WQ_LIMITER_BUCKET, .bucket = { .rate = ..., .burst = ... } }.
  */
 struct wq_limiter_term {
 	__u32 kind;
 	__u32 count;
-	__u64 arg0;
-	__u64 arg1;
+	union {
+		struct {
+			__u64 base_ns;
+			__u64 max_ns;
+		} exponential;
+		struct {
+			__u64 rate;
+			__u64 burst;
+		} bucket;
+		struct {
+			__u64 fast_ns;
+			__u64 slow_ns;
+		} fastslow;
+		struct {
+			__u64 max_ns;
+			__u64 reserved;
+		} maxwait;
+	};
 };
 
 /**
@@ -70,6 +95,23 @@ struct wq_limiter {
 	__u32 reserved;
 	struct wq_limiter_term terms[WQ_LIMITER_TERMS_MAX];
 };
+
+/*
+ * client-go's DefaultControllerRateLimiter, the limiter of a queue created
+ * without one: the maximum of exponential 5ms..1000s per key and a token
+ * bucket of 10 qps with a burst of 100. The one definition, shared by the
+ * module and libwq: struct wq_limiter l = WQ_LIMITER_DEFAULT_INIT;
+ */
+#define WQ_LIMITER_DEFAULT_INIT {					\
+	.nr_terms = 2,							\
+	.terms = {							\
+		{ .kind = WQ_LIMITER_EXPONENTIAL,			\
+		  .exponential = { .base_ns = 5000000ULL,		\
+				   .max_ns = 1000000000000ULL } },	\
+		{ .kind = WQ_LIMITER_BUCKET,				\
+		  .bucket = { .rate = 10000000000ULL, .burst = 100 } },	\
+	},								\
+}
 
 /**
  * struct wq_create - WQ_IOC_CREATE: create a named queue, bind this fd to it

@@ -78,11 +78,11 @@ TEST(spec_default)
 	ASSERT_EQ(0, wq_limiter_parse("default", &a));
 	ASSERT_EQ(2, a.nr_terms);
 	EXPECT_EQ(WQ_LIMITER_EXPONENTIAL, a.terms[0].kind);
-	EXPECT_EQ(5 * MS, a.terms[0].arg0);
-	EXPECT_EQ(1000 * SEC, a.terms[0].arg1);
+	EXPECT_EQ(5 * MS, a.terms[0].exponential.base_ns);
+	EXPECT_EQ(1000 * SEC, a.terms[0].exponential.max_ns);
 	EXPECT_EQ(WQ_LIMITER_BUCKET, a.terms[1].kind);
-	EXPECT_EQ(10 * SEC, a.terms[1].arg0);	/* 10 events per second */
-	EXPECT_EQ(100, a.terms[1].arg1);
+	EXPECT_EQ(10 * SEC, a.terms[1].bucket.rate);	/* 10 events per second */
+	EXPECT_EQ(100, a.terms[1].bucket.burst);
 	ASSERT_EQ(0, wq_limiter_parse("exponential:5ms:1000s,bucket:10:100", &b));
 	EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)));
 }
@@ -94,16 +94,16 @@ TEST(spec_terms)
 	ASSERT_EQ(0, wq_limiter_parse("none", &l));
 	EXPECT_EQ(0, l.nr_terms);
 	ASSERT_EQ(0, wq_limiter_parse("bucket:0.5:1", &l));
-	EXPECT_EQ(SEC / 2, l.terms[0].arg0);
-	EXPECT_EQ(1, l.terms[0].arg1);
+	EXPECT_EQ(SEC / 2, l.terms[0].bucket.rate);
+	EXPECT_EQ(1, l.terms[0].bucket.burst);
 	ASSERT_EQ(0, wq_limiter_parse("fastslow:5ms:10s:3,maxwait:1m", &l));
 	ASSERT_EQ(2, l.nr_terms);
 	EXPECT_EQ(WQ_LIMITER_FASTSLOW, l.terms[0].kind);
-	EXPECT_EQ(5 * MS, l.terms[0].arg0);
-	EXPECT_EQ(10 * SEC, l.terms[0].arg1);
+	EXPECT_EQ(5 * MS, l.terms[0].fastslow.fast_ns);
+	EXPECT_EQ(10 * SEC, l.terms[0].fastslow.slow_ns);
 	EXPECT_EQ(3, l.terms[0].count);
 	EXPECT_EQ(WQ_LIMITER_MAXWAIT, l.terms[1].kind);
-	EXPECT_EQ(60 * SEC, l.terms[1].arg0);
+	EXPECT_EQ(60 * SEC, l.terms[1].maxwait.max_ns);
 	ASSERT_EQ(0, wq_limiter_parse("default,maxwait:10s", &l));
 	EXPECT_EQ(3, l.nr_terms);
 }
