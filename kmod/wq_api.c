@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kernel API (<wq/kwq.h>): wq's queues for other modules, exported in
- * the WQ symbol namespace. Thin wrappers that validate their arguments and
- * call the queue (wq_queue.c) and the registry (wq_registry.c).
+ * the WQ symbol namespace. Every exported symbol of wq is here, and nothing
+ * else: thin wrappers that validate their arguments and call the layers
+ * (wq_queue.h lists them) and the registry (wq_registry.c).
  */
 #include <linux/export.h>
 #include <linux/module.h>
@@ -12,19 +13,20 @@
 #include <wq/kwq.h>
 
 #include "wq_queue.h"
+#include "wq_ratelimit.h"
+#include "wq_record.h"
 #include "wq_registry.h"
 
 /*
- * kwq_default_limiter: client-go's DefaultControllerRateLimiter, the
- * maximum of exponential 5ms..1000s per key and a token bucket 10/s burst
- * 100.
+ * kwq_default_limiter: client-go's DefaultControllerRateLimiter (the
+ * definition is the uapi's, shared with libwq).
  */
 const struct wq_limiter kwq_default_limiter = WQ_LIMITER_DEFAULT_INIT;
 EXPORT_SYMBOL_NS_GPL(kwq_default_limiter, WQ_NS);
 
 static int kwq_check_key(const void *key, size_t len)
 {
-	return (!key || len < 1 || len > WQ_KEY_MAX) ? -EINVAL : 0;
+	return key ? kwq_check_key_len(len) : -EINVAL;
 }
 
 /**
@@ -42,17 +44,15 @@ static int kwq_check_key(const void *key, size_t len)
 struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 {
 	static const struct kwq_attr defaults;
-	char buf[WQ_NAME_MAX] = {};
+	char buf[WQ_NAME_MAX];
 	struct kwq *q;
 	int ret;
 
 	might_sleep();
 	if (!attr)
 		attr = &defaults;
-	if (name) {
-		if (strscpy(buf, name, sizeof(buf)) < 0 || wq_check_name(buf))
-			return ERR_PTR(-EINVAL);
-	}
+	if (name && wq_copy_name(buf, name))
+		return ERR_PTR(-EINVAL);
 	ret = wq_registry_new(name ? buf : NULL, attr->max_items,
 			      attr->max_tracked,
 			      attr->limiter ?: &kwq_default_limiter,
@@ -74,12 +74,12 @@ EXPORT_SYMBOL_NS_GPL(kwq_create, WQ_NS);
  */
 struct kwq *kwq_open(const char *name)
 {
-	char buf[WQ_NAME_MAX] = {};
+	char buf[WQ_NAME_MAX];
 	struct kwq *q;
 	int ret;
 
 	might_sleep();
-	if (!name || strscpy(buf, name, sizeof(buf)) < 0 || wq_check_name(buf))
+	if (wq_copy_name(buf, name))
 		return ERR_PTR(-EINVAL);
 	ret = wq_registry_open(buf, false, &q);
 	return ret ? ERR_PTR(ret) : q;
@@ -95,10 +95,10 @@ EXPORT_SYMBOL_NS_GPL(kwq_open, WQ_NS);
  */
 int kwq_destroy(const char *name)
 {
-	char buf[WQ_NAME_MAX] = {};
+	char buf[WQ_NAME_MAX];
 
 	might_sleep();
-	if (!name || strscpy(buf, name, sizeof(buf)) < 0 || wq_check_name(buf))
+	if (wq_copy_name(buf, name))
 		return -EINVAL;
 	return wq_registry_unlink(buf, false);
 }
@@ -135,6 +135,20 @@ struct kwq *kwq_ref(struct kwq *q)
 }
 EXPORT_SYMBOL_NS_GPL(kwq_ref, WQ_NS);
 
+/**
+ * kwq_put() - drop a reference; the last one frees the queue and its keys
+ * @q: the queue
+ *
+ * Context: process context (the last put cancels the delay timer, which may
+ * sleep on PREEMPT_RT); nobody may be waiting on the queue when the last
+ * reference goes (waiters hold references through their handles).
+ */
+void kwq_put(struct kwq *q)
+{
+	kwq_queue_put(q);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_put, WQ_NS);
+
 static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 			  u64 *delay_ns, unsigned int flags, gfp_t gfp)
 {
@@ -143,7 +157,7 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 
 	if (ret)
 		return ret;
-	item = kwq_item_alloc(len, gfp);
+	item = kwq_record_alloc(len, gfp);
 	if (!item)
 		return -ENOMEM;
 	memcpy(item->key.data, key, len);
@@ -227,8 +241,8 @@ static ssize_t kwq_get_common(struct kwq *q, void *buf, size_t cap,
 
 	if ((cap && !buf) || (flags & ~(KWQ_GET_KILLABLE | KWQ_GET_NONBLOCK)))
 		return -EINVAL;
-	ret = kwq_take(q, NULL, buf, min_t(size_t, cap, WQ_KEY_MAX), &len, NULL,
-		       deadline, flags);
+	ret = kwq_queue_get(q, NULL, buf, min_t(size_t, cap, WQ_KEY_MAX), &len,
+			    NULL, deadline, flags);
 	return ret ? ret : (ssize_t)len;	/* not "?:": int vs u32 */
 }
 
@@ -268,14 +282,11 @@ EXPORT_SYMBOL_NS_GPL(kwq_get, WQ_NS);
 ssize_t kwq_get_timeout(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
 			unsigned int flags)
 {
-	ktime_t now = ktime_get();
-	ktime_t deadline = timeout_ns > (u64)(KTIME_MAX - now) ? KTIME_MAX :
-			   now + (ktime_t)timeout_ns;
-
 	might_sleep();
 	if (flags & ~KWQ_GET_KILLABLE)
 		return -EINVAL;
-	return kwq_get_common(q, buf, cap, deadline, flags);
+	return kwq_get_common(q, buf, cap,
+			      kwq_time_after(ktime_get(), timeout_ns), flags);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_get_timeout, WQ_NS);
 
@@ -308,7 +319,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_try_get, WQ_NS);
  */
 int kwq_done(struct kwq *q, const void *key, size_t len)
 {
-	return kwq_check_key(key, len) ?: kwq_done_key(q, key, len);
+	return kwq_check_key(key, len) ?: kwq_queue_done(q, key, len);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_done, WQ_NS);
 
@@ -323,7 +334,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_done, WQ_NS);
  */
 int kwq_forget(struct kwq *q, const void *key, size_t len)
 {
-	return kwq_check_key(key, len) ?: kwq_forget_key(q, key, len);
+	return kwq_check_key(key, len) ?: kwq_ratelimit_forget(q, key, len);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_forget, WQ_NS);
 
@@ -340,8 +351,8 @@ int kwq_num_requeues(struct kwq *q, const void *key, size_t len)
 {
 	int ret = kwq_check_key(key, len);
 
-	return ret ?: (int)min_t(unsigned int, kwq_requeues_key(q, key, len),
-				 INT_MAX);
+	return ret ?: (int)min_t(unsigned int,
+				 kwq_ratelimit_requeues(q, key, len), INT_MAX);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_num_requeues, WQ_NS);
 
@@ -357,9 +368,48 @@ EXPORT_SYMBOL_NS_GPL(kwq_num_requeues, WQ_NS);
  */
 int kwq_shutdown_with_drain(struct kwq *q, u64 timeout_ns)
 {
-	ktime_t now = ktime_get();
-
-	return kwq_drain(q, timeout_ns > (u64)(KTIME_MAX - now) ? KTIME_MAX :
-			 now + (ktime_t)timeout_ns);
+	return kwq_queue_drain(q, kwq_time_after(ktime_get(), timeout_ns));
 }
 EXPORT_SYMBOL_NS_GPL(kwq_shutdown_with_drain, WQ_NS);
+
+/**
+ * kwq_len() - Len: number of queued keys
+ * @q: the queue
+ *
+ * Context: any context.
+ * Return: keys ready to be handed out (not processing, not waiting).
+ */
+unsigned int kwq_len(struct kwq *q)
+{
+	return kwq_queue_len(q);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_len, WQ_NS);
+
+/**
+ * kwq_shutdown() - ShutDown: refuse new keys, wake every waiter
+ * @q: the queue
+ *
+ * Queued keys are still handed out; waiting (AddAfter) keys are dropped.
+ * Every drain waiting at this moment returns -ECANCELED (0 if the queue is
+ * drained by then). Idempotent.
+ *
+ * Context: any context.
+ */
+void kwq_shutdown(struct kwq *q)
+{
+	kwq_queue_shutdown(q);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_shutdown, WQ_NS);
+
+/**
+ * kwq_shutting_down() - ShuttingDown
+ * @q: the queue
+ *
+ * Context: any context.
+ * Return: true once the queue is shutting down.
+ */
+bool kwq_shutting_down(struct kwq *q)
+{
+	return kwq_queue_shutting_down(q);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_shutting_down, WQ_NS);

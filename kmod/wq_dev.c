@@ -22,6 +22,9 @@
 #include <linux/uaccess.h>
 
 #include "wq_dev.h"
+#include "wq_main.h"
+#include "wq_ratelimit.h"
+#include "wq_record.h"
 #include "wq_registry.h"
 
 /**
@@ -82,11 +85,6 @@ static int wq_deadline(u64 ns, ktime_t *deadline)
 	return 0;
 }
 
-static int wq_check_key_len(u32 len)
-{
-	return (len < 1 || len > WQ_KEY_MAX) ? -EINVAL : 0;
-}
-
 static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 			       void __user *uarg)
 {
@@ -136,8 +134,6 @@ static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg,
 	return ret ?: wq_registry_unlink(n->name, true);
 }
 
-#define WQ_QUEUE_INFO_SIZE_VER0	offsetofend(struct wq_queue_info, evicted)
-
 static long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
 			void __user *uarg)
 {
@@ -179,19 +175,19 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	unsigned int flags = 0;
 	struct kwq_item *item;
 
-	if ((a->flags & ~WQ_ADD_RATE_LIMITED) || wq_check_key_len(a->key_len))
+	if ((a->flags & ~WQ_ADD_RATE_LIMITED) || kwq_check_key_len(a->key_len))
 		return -EINVAL;
 	if (a->flags & WQ_ADD_RATE_LIMITED) {
 		if (a->delay_ns)
 			return -EINVAL;
 		flags |= KWQ_ADD_RATE_LIMITED;
 	}
-	item = kwq_item_alloc(a->key_len, GFP_KERNEL_ACCOUNT);
+	item = kwq_record_alloc(a->key_len, GFP_KERNEL_ACCOUNT);
 	if (!item)
 		return -ENOMEM;
 	if (copy_from_user(item->key.data, u64_to_user_ptr(a->key),
 			   a->key_len)) {
-		kwq_item_free(item);
+		kwq_record_free(item);
 		return -EFAULT;
 	}
 	return kwq_add_item(q, item, &a->delay_ns, flags, GFP_KERNEL_ACCOUNT);
@@ -223,7 +219,7 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 		if (!buf)
 			return -ENOMEM;
 	}
-	ret = kwq_take(q, holder, buf, cap, &len, &gen, deadline, flags);
+	ret = kwq_queue_get(q, holder, buf, cap, &len, &gen, deadline, flags);
 	/*
 	 * The results go out here, not in wq_ioctl(): a key taken but not
 	 * delivered (either copy faults) goes back where it was. The key goes
@@ -234,7 +230,7 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	    ((!ret && copy_to_user(u64_to_user_ptr(g->buf), buf, len)) ||
 	     copy_to_user(&ug->key_len, &len, sizeof(len)))) {
 		if (!ret)
-			kwq_unget(q, holder, buf, len, gen);
+			kwq_queue_unget(q, holder, buf, len, gen);
 		ret = -EFAULT;
 	}
 	kfree(buf);
@@ -243,7 +239,7 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 
 static void *wq_copy_key(const struct wq_key *k)
 {
-	if (k->flags || k->value || wq_check_key_len(k->key_len))
+	if (k->flags || k->value || kwq_check_key_len(k->key_len))
 		return ERR_PTR(-EINVAL);
 	return memdup_user(u64_to_user_ptr(k->key), k->key_len);
 }
@@ -265,13 +261,13 @@ static long wq_key_call(struct kwq *q, struct wq_key *k,
 static long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg,
 			void __user *uarg)
 {
-	return wq_key_call(q, arg, kwq_done_key);
+	return wq_key_call(q, arg, kwq_queue_done);
 }
 
 static long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg,
 			  void __user *uarg)
 {
-	return wq_key_call(q, arg, kwq_forget_key);
+	return wq_key_call(q, arg, kwq_ratelimit_forget);
 }
 
 static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
@@ -282,7 +278,7 @@ static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
-	k->value = kwq_requeues_key(q, key, k->key_len);
+	k->value = kwq_ratelimit_requeues(q, key, k->key_len);
 	kfree(key);
 	return 0;
 }
@@ -298,12 +294,12 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
 	if (!(s->flags & WQ_SHUTDOWN_DRAIN)) {
 		if (s->deadline_ns)
 			return -EINVAL;
-		kwq_shutdown(q);
+		kwq_queue_shutdown(q);
 		return 0;
 	}
 	if (wq_deadline(s->deadline_ns, &deadline))
 		return -EINVAL;
-	return kwq_drain(q, deadline);
+	return kwq_queue_drain(q, deadline);
 }
 
 static long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
@@ -316,52 +312,54 @@ static long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
 typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
 			  void __user *uarg);
 
+/* Flags of struct wq_ioctl_op. */
+#define WQ_OP_BOUND		BIT(0)	/* needs a bound handle (-EBADF) */
+#define WQ_OP_COPIES_OUT	BIT(1)	/* the handler writes its results */
+
 /**
  * struct wq_ioctl_op - one command of the table
  * @cmd: the full command number
  * @size: the kernel's struct size
  * @min_size: the size of the struct's first version
- * @bound: needs a handle bound to a queue (-EBADF otherwise)
- * @copies_out: @fn writes its own results (wq_ioctl() does it otherwise)
+ * @flags: WQ_OP_*
  * @fn: the handler; @arg is a kernel copy of the struct at @uarg
  */
 struct wq_ioctl_op {
 	unsigned int cmd;
 	u32 size;
 	u32 min_size;
-	bool bound;
-	bool copies_out;
+	unsigned int flags;
 	wq_ioc_fn fn;
 };
 
-#define WQ_OP(_cmd, _fn, _struct, _last, _bound, _copies_out)		\
+/* @_last: the last member of the struct's first version */
+#define WQ_OP(_cmd, _fn, _struct, _last, _flags)			\
 	{								\
 		.cmd = _cmd,						\
 		.size = sizeof(_struct),				\
 		.min_size = offsetofend(_struct, _last),		\
-		.bound = _bound,					\
-		.copies_out = _copies_out,				\
+		.flags = _flags,					\
 		.fn = _fn,						\
 	}
 
 static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	WQ_OP(WQ_IOC_MODULE_INFO, wq_ioc_module_info, struct wq_module_info,
-	      default_max_tracked, false, false),
-	WQ_OP(WQ_IOC_CREATE, wq_ioc_create, struct wq_create, limiter, false,
-	      false),
-	WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name, false, false),
-	WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name, false, false),
-	WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, false, false),
-	WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns, true, false),
-	WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns, true, true),
-	WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value, true, false),
+	      default_max_tracked, 0),
+	WQ_OP(WQ_IOC_CREATE, wq_ioc_create, struct wq_create, limiter, 0),
+	WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name, 0),
+	WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name, 0),
+	WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, 0),
+	WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns, WQ_OP_BOUND),
+	WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns,
+	      WQ_OP_BOUND | WQ_OP_COPIES_OUT),
+	WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value, WQ_OP_BOUND),
 	WQ_OP(WQ_IOC_SHUTDOWN, wq_ioc_shutdown, struct wq_shutdown,
-	      deadline_ns, true, false),
-	WQ_OP(WQ_IOC_STAT, wq_ioc_stat, struct wq_queue_info, evicted, true,
-	      false),
-	WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value, true, false),
+	      deadline_ns, WQ_OP_BOUND),
+	WQ_OP(WQ_IOC_STAT, wq_ioc_stat, struct wq_queue_info, evicted,
+	      WQ_OP_BOUND),
+	WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value, WQ_OP_BOUND),
 	WQ_OP(WQ_IOC_NUM_REQUEUES, wq_ioc_num_requeues, struct wq_key, value,
-	      true, false),
+	      WQ_OP_BOUND),
 };
 
 union wq_ioctl_buf {
@@ -397,7 +395,7 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	if (usize < op->min_size)
 		return -EINVAL;
-	if (op->bound) {
+	if (op->flags & WQ_OP_BOUND) {
 		q = wq_bound(h);
 		if (!q)
 			return -EBADF;
@@ -418,7 +416,8 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EFAULT;
 
 	ret = op->fn(h, q, &buf, uarg);
-	if (!(_IOC_DIR(cmd) & _IOC_READ) || op->copies_out || ret < 0)
+	if (!(_IOC_DIR(cmd) & _IOC_READ) || (op->flags & WQ_OP_COPIES_OUT) ||
+	    ret < 0)
 		return ret;
 	if (copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
 		return -EFAULT;
@@ -437,7 +436,7 @@ static __poll_t wq_poll(struct file *file, struct poll_table_struct *pt)
 	if (!q)
 		return EPOLLERR;
 	poll_wait(file, &q->getters, pt);
-	return kwq_poll_mask(q);
+	return kwq_queue_poll(q);
 }
 
 static int wq_open(struct inode *inode, struct file *file)
@@ -462,7 +461,7 @@ static int wq_release(struct inode *inode, struct file *file)
 	if (q) {
 		kwq_holder_release(q, &h->holder);
 		atomic_dec(&q->handles);
-		kwq_put(q);
+		kwq_queue_put(q);
 	}
 	mutex_destroy(&h->bind_lock);
 	kfree(h);
@@ -493,6 +492,8 @@ static struct miscdevice wq_misc = {
  */
 int wq_dev_init(void)
 {
+	BUILD_BUG_ON(offsetofend(struct wq_queue_info, evicted) !=
+		     WQ_QUEUE_INFO_SIZE_VER0);
 	return misc_register(&wq_misc);
 }
 

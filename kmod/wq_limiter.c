@@ -159,7 +159,7 @@ int kwq_limiter_init(struct kwq_limiter *lim, const struct wq_limiter *desc)
 			break;
 		case WQ_LIMITER_BUCKET:
 			kwq_bucket_init(&lim->bucket[i], t->bucket.rate,
-					 t->bucket.burst);
+					t->bucket.burst);
 			break;
 		case WQ_LIMITER_MAXWAIT:
 			lim->max_wait = min_t(s64, lim->max_wait,

@@ -2,21 +2,59 @@
 /*
  * wq: Kubernetes client-go's util/workqueue as a kernel module.
  *
- * Files: wq_queue.c (the queue: Add, Get, Done, ShutDown, drain),
- * wq_keytab.c (key table), wq_registry.c (named queues), wq_dev.c
- * (/dev/wq and its ioctls). The lock order is in wq_queue.h.
+ * The files, each one concept, each layer built on the one below it:
+ *   wq_main.c        init/exit and every module parameter (this file)
+ *   wq_queue.c/.h    the queue (client-go queue.go): Add, Get, Done, Len,
+ *                    ShutDown, drain, holders; wq_queue.h states the record
+ *                    states, the lock order and the locking rules
+ *   wq_record.c/.h   key records: alloc/free, hold/unhold, the idle LRU
+ *   wq_delay.c/.h    AddAfter (delaying_queue.go): waiting heap, hrtimer
+ *   wq_ratelimit.c/.h  AddRateLimited, Forget, NumRequeues
+ *                    (rate_limiting_queue.go); kwq_add_item()
+ *   wq_limiter.c/.h  the rate limiters (default_rate_limiters.go)
+ *   wq_stats.c/.h    the counters behind WQ_IOC_STAT
+ *   wq_keytab.c/.h   the key table (SipHash, incremental growth)
+ *   wq_heap.c/.h     the min-heap of ready times
+ *   wq_registry.c/.h named queues: create, open, destroy, list
+ *   wq_dev.c/.h      /dev/wq and its ioctls
+ *   wq_api.c         the kernel API <wq/kwq.h>: every exported symbol
+ *   include/wq/kwq.h the kernel API's header; include/wq/compat.h kernel
+ *                    version differences
+ *   tests/           KUnit suites and the kernel API test module
+ *   samples/         an out-of-tree user of the kernel API
  */
 #include <linux/init.h>
 #include <linux/module.h>
 
 #include "wq_dev.h"
+#include "wq_main.h"
+#include "wq_record.h"
 #include "wq_registry.h"
+
+unsigned int wq_max_queues = 1024;
+module_param_named(max_queues, wq_max_queues, uint, 0644);
+MODULE_PARM_DESC(max_queues, "Most named queues (default 1024)");
+
+unsigned int wq_default_max_items = 65536;
+module_param_named(default_max_items, wq_default_max_items, uint, 0644);
+MODULE_PARM_DESC(default_max_items,
+		 "max_items of a queue created with 0 (default 65536)");
+
+unsigned int wq_max_items_limit = 1048576;
+module_param_named(max_items_limit, wq_max_items_limit, uint, 0644);
+MODULE_PARM_DESC(max_items_limit,
+		 "Largest max_items and max_tracked accepted (default 1M)");
+
+unsigned int wq_default_max_tracked = 65536;
+module_param_named(default_max_tracked, wq_default_max_tracked, uint, 0644);
+MODULE_PARM_DESC(default_max_tracked,
+		 "max_tracked of a queue created with 0 (default 65536)");
 
 static int __init wq_init(void)
 {
 	int ret;
 
-	ret = kwq_cache_init();
+	ret = kwq_record_cache_init();
 	if (ret)
 		return ret;
 	ret = wq_dev_init();
@@ -25,7 +63,7 @@ static int __init wq_init(void)
 	return 0;
 
 err_cache:
-	kwq_cache_exit();
+	kwq_record_cache_exit();
 	return ret;
 }
 
@@ -33,7 +71,7 @@ static void __exit wq_exit(void)
 {
 	wq_dev_exit();
 	wq_registry_exit();
-	kwq_cache_exit();
+	kwq_record_cache_exit();
 }
 
 module_init(wq_init);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The queue: client-go's workqueue Interface (queue.go) in the kernel.
+ * The queue: client-go's workqueue Interface (queue.go) in the kernel, and
+ * the one statement of the rules every layer on top of it follows.
  *
  * One record per key (struct kwq_item) in the key table; its state says
  * where it is:
@@ -10,6 +11,7 @@
  *   PROCESSING             in processing              holder->held, or none
  *   PROCESSING|DIRTY       processing and dirty       holder->held, or none
  *   WAITING (with any)     waitingForQueue (AddAfter) q->waiting (heap)
+ *   none ("idle")          rate limiter's failures    q->idle
  *
  * A key is queued at most once and handed to at most one consumer; a key
  * added while it is processing becomes DIRTY and is queued again by done.
@@ -20,25 +22,36 @@
  * for its failures is "idle" and sits on q->idle (least recently held
  * first), which is capped at max_tracked by evicting the oldest.
  *
- * Locking:
+ * The layers, each in its own file, each built on the one below (as
+ * client-go builds AddRateLimited as AddAfter(item, When(item))):
+ *   wq_record.c     records: alloc/free, hold/unhold, the idle LRU
+ *   wq_queue.c      Add, Get, Done, Len, ShutDown, drain, holders
+ *   wq_delay.c      AddAfter: the waiting heap and its hrtimer
+ *   wq_ratelimit.c  AddRateLimited, Forget, NumRequeues; kwq_add_item()
+ *   wq_stats.c      the counters behind WQ_IOC_STAT
+ *
+ * Locking (every layer):
  * - q->lock (spinlock_t) protects every field of the queue marked "[L]" and
  *   every record of the queue, including holder->held lists. It is taken
  *   with spin_lock_irqsave(), so the queue may be fed from any context
  *   (hardirq, softirq, under other spinlocks), and is never held across
- *   anything that sleeps or touches user memory.
+ *   anything that sleeps, allocates or touches user memory.
  * - Order: wq_registry_lock (mutex) -> q->lock -> the wait queue locks of
- *   q->getters and q->drainers (taken by wake_up() under q->lock).
+ *   q->getters and q->drainers (taken by wake_up() under q->lock) and the
+ *   hrtimer base lock (taken by hrtimer_start() under q->lock).
  * - Consumers sleep on q->getters (exclusive: one new key wakes one
  *   consumer; shutdown wakes all); drain waiters on q->drainers.
  * - Delays: q->timer is an hrtimer (CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT:
  *   the callback runs in softirq on PREEMPT_RT kernels too) armed at the
  *   earliest ready time of q->waiting. It is only ever (re)started under
- *   q->lock, by process context or by its own callback, which returns
- *   HRTIMER_NORESTART; hrtimer_cancel() is only called with no lock held
- *   (when the queue is freed). The callback moves due keys to the FIFO
- *   under q->lock and allocates nothing: the waiting record is the key's.
+ *   q->lock, by whoever changes the earliest ready time (an add, from any
+ *   context) or by its own callback, which returns HRTIMER_NORESTART;
+ *   hrtimer_cancel() is only called with no lock held (when the queue is
+ *   freed). The callback allocates nothing: the waiting record is the
+ *   key's.
  * - Memory: records come from a SLAB_ACCOUNT cache; keys, queues and tables
- *   are allocated with the caller's gfp, GFP_KERNEL_ACCOUNT for userspace.
+ *   are allocated with the caller's gfp, GFP_KERNEL_ACCOUNT for userspace,
+ *   always outside q->lock.
  */
 #ifndef _WQ_QUEUE_H
 #define _WQ_QUEUE_H
@@ -56,7 +69,6 @@
 
 #include <wq/kwq.h>
 
-#include "../uapi/linux/wq.h"
 #include "wq_heap.h"
 #include "wq_keytab.h"
 #include "wq_limiter.h"
@@ -80,7 +92,8 @@ struct kwq_holder;
  * @holder: the handle that got the key, or NULL (detached, kernel)
  * @wait: ready time and heap position while WAITING
  * @flags: KWQ_ITEM_*
- * @gen: when the key was last handed out (q->gen_seq), for kwq_unget()
+ * @gen: when the key was last handed out (q->gen_seq), for
+ *	kwq_queue_unget()
  * @failures: rate-limiter failures since the last Forget (NumRequeues)
  * @inline_key: storage of short keys (@key.data points here)
  */
@@ -128,7 +141,7 @@ struct kwq_holder {
  * @limiter: [L] the rate limiter
  * @max_items: most keys held at once
  * @shutting_down: [L] set once by shutdown, never cleared
- * @nr_drainers: [L] callers waiting in kwq_drain()
+ * @nr_drainers: [L] callers waiting in kwq_queue_drain()
  * @drain_cancel: [L] bumped by each plain shutdown to cut drains short
  * @gen_seq: [L] hand-outs so far; never reused, unlike a record's memory
  * @adds: [L] keys that became pending (workqueue_adds_total)
@@ -182,41 +195,53 @@ struct kwq {
 	bool unlinked;
 };
 
-/* Flags of kwq_take(). */
+/**
+ * kwq_check_key_len() - is @len a valid key length?
+ * @len: 1..WQ_KEY_MAX
+ *
+ * Return: 0 or -EINVAL.
+ */
+static inline int kwq_check_key_len(size_t len)
+{
+	return (len < 1 || len > WQ_KEY_MAX) ? -EINVAL : 0;
+}
+
+/**
+ * kwq_time_after() - @t plus @ns, saturating at KTIME_MAX
+ * @t: a CLOCK_MONOTONIC time, >= 0
+ * @ns: a duration; U64_MAX (KWQ_TIMEOUT_NONE) gives KTIME_MAX
+ *
+ * Return: the time, never before @t, never wrapped.
+ */
+static inline ktime_t kwq_time_after(ktime_t t, u64 ns)
+{
+	return ns > (u64)(KTIME_MAX - t) ? KTIME_MAX : t + (ktime_t)ns;
+}
+
+/* Flags of kwq_queue_get(). */
 #define KWQ_GET_NONBLOCK	BIT(0)	/* -EAGAIN instead of waiting */
 /* KWQ_GET_KILLABLE (BIT(1)): see <wq/kwq.h> */
 
-int kwq_cache_init(void);
-void kwq_cache_exit(void);
+struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
+			    const struct wq_limiter *limiter, gfp_t gfp);
+void kwq_queue_put(struct kwq *q);
 
-struct kwq_item *kwq_item_alloc(u32 len, gfp_t gfp);
-void kwq_item_free(struct kwq_item *item);
+struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new);
+void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
 
-struct kwq *kwq_alloc(u32 max_items, u32 max_tracked,
-		      const struct wq_limiter *limiter, gfp_t gfp);
-void kwq_put(struct kwq *q);
-
-/* Flags of kwq_add_item(). */
-#define KWQ_ADD_RATE_LIMITED	BIT(0)	/* the delay comes from the limiter */
-
-int kwq_add_item(struct kwq *q, struct kwq_item *item, u64 *delay_ns,
-		 unsigned int flags, gfp_t gfp);
-int kwq_forget_key(struct kwq *q, const void *key, u32 len);
-unsigned int kwq_requeues_key(struct kwq *q, const void *key, u32 len);
-int kwq_take(struct kwq *q, struct kwq_holder *holder, void *buf, u32 cap,
-	     u32 *len, u64 *gen, ktime_t deadline, unsigned int flags);
-void kwq_unget(struct kwq *q, struct kwq_holder *holder, const void *key,
-	       u32 len, u64 gen);
-int kwq_done_key(struct kwq *q, const void *key, u32 len);
-unsigned int kwq_len(struct kwq *q);
-void kwq_shutdown(struct kwq *q);
-int kwq_drain(struct kwq *q, ktime_t deadline);
-bool kwq_shutting_down(struct kwq *q);
-__poll_t kwq_poll_mask(struct kwq *q);
+int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
+		  u32 cap, u32 *len, u64 *gen, ktime_t deadline,
+		  unsigned int flags);
+void kwq_queue_unget(struct kwq *q, struct kwq_holder *holder,
+		     const void *key, u32 len, u64 gen);
+int kwq_queue_done(struct kwq *q, const void *key, u32 len);
+unsigned int kwq_queue_len(struct kwq *q);
+void kwq_queue_shutdown(struct kwq *q);
+int kwq_queue_drain(struct kwq *q, ktime_t deadline);
+bool kwq_queue_shutting_down(struct kwq *q);
+__poll_t kwq_queue_poll(struct kwq *q);
 
 void kwq_holder_init(struct kwq_holder *holder);
 void kwq_holder_release(struct kwq *q, struct kwq_holder *holder);
-
-void kwq_fill_info(struct kwq *q, struct wq_queue_info *info);
 
 #endif /* _WQ_QUEUE_H */

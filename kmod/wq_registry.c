@@ -14,31 +14,14 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
-#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/stringhash.h>
 
+#include "wq_main.h"
 #include "wq_registry.h"
-
-unsigned int wq_max_queues = 1024;
-module_param_named(max_queues, wq_max_queues, uint, 0644);
-MODULE_PARM_DESC(max_queues, "Most named queues (default 1024)");
-
-unsigned int wq_default_max_items = 65536;
-module_param_named(default_max_items, wq_default_max_items, uint, 0644);
-MODULE_PARM_DESC(default_max_items,
-		 "max_items of a queue created with 0 (default 65536)");
-
-unsigned int wq_max_items_limit = 1048576;
-module_param_named(max_items_limit, wq_max_items_limit, uint, 0644);
-MODULE_PARM_DESC(max_items_limit,
-		 "Largest max_items and max_tracked accepted (default 1M)");
-
-unsigned int wq_default_max_tracked = 65536;
-module_param_named(default_max_tracked, wq_default_max_tracked, uint, 0644);
-MODULE_PARM_DESC(default_max_tracked,
-		 "max_tracked of a queue created with 0 (default 65536)");
+#include "wq_stats.h"
 
 static DEFINE_MUTEX(wq_registry_lock);
 static DEFINE_HASHTABLE(wq_names, 8);
@@ -68,6 +51,21 @@ int wq_check_name(const char name[WQ_NAME_MAX])
 		if (name[i])
 			return -EINVAL;
 	return 0;
+}
+
+/**
+ * wq_copy_name() - copy a kernel caller's queue name into a checked buffer
+ * @buf: receives the name, zero-padded
+ * @name: a NUL-terminated name, [A-Za-z0-9._-]{1,63}
+ *
+ * Return: 0 or -EINVAL (NULL, too long, or a bad character).
+ */
+int wq_copy_name(char buf[WQ_NAME_MAX], const char *name)
+{
+	memset(buf, 0, WQ_NAME_MAX);
+	if (!name || strscpy(buf, name, WQ_NAME_MAX) < 0)
+		return -EINVAL;
+	return wq_check_name(buf);
 }
 
 static u32 wq_name_hash(const char *name)
@@ -127,7 +125,7 @@ int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 	    max_tracked > limit)
 		return -EINVAL;
 
-	q = kwq_alloc(max_items, max_tracked, limiter, gfp);
+	q = kwq_queue_alloc(max_items, max_tracked, limiter, gfp);
 	if (IS_ERR(q))
 		return PTR_ERR(q);
 	q->uid = uid;
@@ -157,7 +155,7 @@ int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 
 err_unlock:
 	mutex_unlock(&wq_registry_lock);
-	kwq_put(q);
+	kwq_queue_put(q);
 	return ret;
 }
 
@@ -244,7 +242,7 @@ int wq_registry_unlink(const char *name, bool check_owner)
 	}
 	wq_unlink_locked(q);
 	mutex_unlock(&wq_registry_lock);
-	kwq_put(q);			/* the registry's reference */
+	kwq_queue_put(q);			/* the registry's reference */
 	return 0;
 }
 
@@ -269,7 +267,7 @@ int wq_registry_unlink_queue(struct kwq *q)
 	}
 	mutex_unlock(&wq_registry_lock);
 	if (!ret)
-		kwq_put(q);			/* the registry's reference */
+		kwq_queue_put(q);			/* the registry's reference */
 	return ret;
 }
 
@@ -290,7 +288,7 @@ void wq_registry_info(struct kwq *q, struct wq_queue_info *info)
 	info->mode = q->mode;
 	if (READ_ONCE(q->unlinked))
 		info->state |= WQ_STATE_UNLINKED;
-	kwq_fill_info(q, info);
+	kwq_stats_fill(q, info);
 }
 
 /**
@@ -333,7 +331,7 @@ void wq_registry_exit(void)
 	mutex_lock(&wq_registry_lock);
 	hash_for_each_safe(wq_names, bkt, tmp, q, name_node) {
 		wq_unlink_locked(q);
-		kwq_put(q);
+		kwq_queue_put(q);
 	}
 	mutex_unlock(&wq_registry_lock);
 }

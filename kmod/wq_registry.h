@@ -9,11 +9,6 @@
 
 #include "wq_queue.h"
 
-extern unsigned int wq_max_queues;
-extern unsigned int wq_default_max_items;
-extern unsigned int wq_max_items_limit;
-extern unsigned int wq_default_max_tracked;
-
 int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
 		    kgid_t gid, gfp_t gfp, struct kwq **qp);
@@ -26,5 +21,6 @@ void wq_registry_info(struct kwq *q, struct wq_queue_info *info);
 void wq_registry_exit(void);
 
 int wq_check_name(const char name[WQ_NAME_MAX]);
+int wq_copy_name(char buf[WQ_NAME_MAX], const char *name);
 
 #endif /* _WQ_REGISTRY_H */

@@ -38,9 +38,12 @@ struct v_case {
 	struct v_step steps[24];
 };
 
-#define EXP(base, max) { .kind = WQ_LIMITER_EXPONENTIAL, .exponential = { .base_ns = (base), .max_ns = (max) } }
-#define FASTSLOW(f, s, n) { .kind = WQ_LIMITER_FASTSLOW, .count = (n), .fastslow = { .fast_ns = (f), .slow_ns = (s) } }
-#define BUCKET(qps_e9, b) { .kind = WQ_LIMITER_BUCKET, .bucket = { .rate = (qps_e9), .burst = (b) } }
+#define EXP(base, max) { .kind = WQ_LIMITER_EXPONENTIAL, \
+	.exponential = { .base_ns = (base), .max_ns = (max) } }
+#define FASTSLOW(f, s, n) { .kind = WQ_LIMITER_FASTSLOW, .count = (n), \
+	.fastslow = { .fast_ns = (f), .slow_ns = (s) } }
+#define BUCKET(qps_e9, b) { .kind = WQ_LIMITER_BUCKET, \
+	.bucket = { .rate = (qps_e9), .burst = (b) } }
 #define MAXWAIT(m) { .kind = WQ_LIMITER_MAXWAIT, .maxwait = { .max_ns = (m) } }
 #define W(k, t, d, r) { V_WHEN, k, t, d, r }
 #define R(k, t, n) { V_REPEAT, k, t, n, 0 }

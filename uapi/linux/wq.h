@@ -269,6 +269,9 @@ struct wq_queue_info {
 	__u64 evicted;
 };
 
+/* sizeof(struct wq_queue_info) in its first version (ABI 1) */
+#define WQ_QUEUE_INFO_SIZE_VER0	344
+
 /**
  * struct wq_list - WQ_IOC_LIST: snapshot of every named queue
  * @flags: must be 0

@@ -32,7 +32,9 @@
  * put_task_struct() them, then kwq_unlink() and kwq_put().
  *
  * Symbols are exported in the WQ namespace: MODULE_IMPORT_NS(WQ_NS);
- * build against wq's Module.symvers (KBUILD_EXTRA_SYMBOLS).
+ * build against wq's Module.symvers (KBUILD_EXTRA_SYMBOLS), with wq's
+ * kmod/include and its top directory (for <uapi/linux/wq.h>) on the
+ * include path: ccflags-y += -I$(WQ)/kmod/include -I$(WQ).
  */
 #ifndef _WQ_KWQ_H
 #define _WQ_KWQ_H
@@ -41,8 +43,8 @@
 #include <linux/gfp.h>
 #include <linux/types.h>
 
-#include "compat.h"
-#include "../../../uapi/linux/wq.h"
+#include <uapi/linux/wq.h>
+#include <wq/compat.h>
 
 struct kwq;
 

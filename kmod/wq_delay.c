@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Delaying: AddAfter on a min-heap of ready times and one hrtimer per
+ * queue. See wq_delay.h; the rules are in wq_queue.h.
+ */
+#include <linux/slab.h>
+
+#include <wq/compat.h>
+#include "wq_delay.h"
+#include "wq_record.h"
+
+/* Slack of the delay timer: it may fire this much late, never early. */
+#define KWQ_TIMER_SLACK_NS	(50 * NSEC_PER_USEC)
+
+static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer);
+
+/**
+ * kwq_delay_init() - set up an empty waiting heap and the delay timer
+ * @q: the queue being allocated
+ * @max_items: most keys the heap may ever hold
+ * @gfp: allocation flags
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kwq_delay_init(struct kwq *q, u32 max_items, gfp_t gfp)
+{
+	q->waiting.nr_chunks = kwq_heap_chunks_for(max_items);
+	q->waiting.chunks = kcalloc(q->waiting.nr_chunks,
+				    sizeof(*q->waiting.chunks), gfp);
+	if (!q->waiting.chunks)
+		return -ENOMEM;
+	wq_hrtimer_setup(&q->timer, kwq_delay_timer_fn, CLOCK_MONOTONIC,
+			 HRTIMER_MODE_ABS_SOFT);
+	q->armed = KTIME_MAX;
+	return 0;
+}
+
+/**
+ * kwq_delay_stop() - make sure the delay timer is not running, for good
+ * @q: a queue nobody can add to any more (its last reference is gone)
+ *
+ * Context: process context, no lock held (it waits for a running callback).
+ */
+void kwq_delay_stop(struct kwq *q)
+{
+	hrtimer_cancel(&q->timer);
+}
+
+/**
+ * kwq_delay_destroy() - free the waiting heap's memory
+ * @q: the queue, its timer stopped (or never started)
+ */
+void kwq_delay_destroy(struct kwq *q)
+{
+	u32 i;
+
+	for (i = 0; i < q->waiting.nr_chunks; i++)
+		kfree(q->waiting.chunks[i]);
+	kfree(q->waiting.chunks);
+}
+
+/* Start (or stop) the timer for the earliest waiting key, if it changed. */
+static void kwq_delay_arm_locked(struct kwq *q)
+{
+	struct kwq_heap_node *n = kwq_heap_peek(&q->waiting);
+	ktime_t when = n ? n->when : KTIME_MAX;
+
+	lockdep_assert_held(&q->lock);
+	if (when == q->armed)
+		return;
+	q->armed = when;
+	if (when == KTIME_MAX)
+		hrtimer_try_to_cancel(&q->timer);	/* a late fire is harmless */
+	else
+		hrtimer_start_range_ns(&q->timer, when, KWQ_TIMER_SLACK_NS,
+				       HRTIMER_MODE_ABS_SOFT);
+}
+
+/**
+ * kwq_delay_room_locked() - does an AddAfter of @new's key need heap room?
+ * @q: the queue (q->lock held)
+ * @new: a record from kwq_record_prepare()
+ *
+ * A key already waiting keeps its slot; a queue shutting down takes no
+ * keys, so it needs none either.
+ *
+ * Return: -1 if there is room, else the index of the chunk to allocate
+ * (kwq_delay_add_room(), after unlocking).
+ */
+int kwq_delay_room_locked(struct kwq *q, const struct kwq_item *new)
+{
+	const struct kwq_item *item;
+	int idx = kwq_heap_chunk_needed(&q->waiting);
+
+	lockdep_assert_held(&q->lock);
+	if (idx < 0 || q->shutting_down)
+		return -1;
+	item = kwq_record_find_locked(q, new->key.hash, new->key.data,
+				      new->key.len);
+	if (item && (item->flags & KWQ_ITEM_WAITING))
+		return -1;
+	return idx;
+}
+
+/**
+ * kwq_delay_add_room() - allocate heap chunk @idx
+ * @q: the queue
+ * @idx: from kwq_delay_room_locked()
+ * @gfp: how the caller may allocate
+ *
+ * Context: any context @gfp allows; not under q->lock (it allocates).
+ * Return: 0 (also if somebody else added the chunk meanwhile), or -ENOMEM.
+ */
+int kwq_delay_add_room(struct kwq *q, int idx, gfp_t gfp)
+{
+	struct kwq_heap_node **chunk;
+	unsigned long flags;
+
+	chunk = kcalloc(KWQ_HEAP_CHUNK, sizeof(*chunk), gfp | __GFP_NOWARN);
+	if (!chunk)
+		return -ENOMEM;
+	spin_lock_irqsave(&q->lock, flags);
+	if (!q->waiting.chunks[idx]) {
+		kwq_heap_add_chunk(&q->waiting, idx, chunk);
+		chunk = NULL;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	kfree(chunk);
+	return 0;
+}
+
+/**
+ * kwq_delay_schedule_locked() - make a held record wait until @ready
+ * @q: the queue (q->lock held, with room: kwq_delay_room_locked())
+ * @item: the record
+ * @ready: absolute CLOCK_MONOTONIC ready time
+ *
+ * A key already waiting keeps the earlier of its two ready times; a later
+ * call never postpones it.
+ */
+void kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
+			       ktime_t ready)
+{
+	lockdep_assert_held(&q->lock);
+	if (item->flags & KWQ_ITEM_WAITING) {
+		kwq_heap_move_earlier(&q->waiting, &item->wait, ready);
+	} else {
+		/* kwq_delay_room_locked() said so under this lock hold */
+		if (WARN_ON_ONCE(kwq_heap_chunk_needed(&q->waiting) >= 0))
+			return;
+		kwq_heap_push(&q->waiting, &item->wait, ready);
+		item->flags |= KWQ_ITEM_WAITING;
+	}
+	kwq_delay_arm_locked(q);
+}
+
+/**
+ * kwq_delay_drop_locked() - drop every waiting key (shutdown)
+ * @q: the queue (q->lock held)
+ */
+void kwq_delay_drop_locked(struct kwq *q)
+{
+	struct kwq_heap_node *n;
+
+	lockdep_assert_held(&q->lock);
+	while ((n = kwq_heap_pop(&q->waiting))) {
+		struct kwq_item *item = container_of(n, struct kwq_item, wait);
+
+		item->flags &= ~KWQ_ITEM_WAITING;
+		kwq_record_unhold_locked(q, item);
+	}
+	kwq_delay_arm_locked(q);
+}
+
+/**
+ * kwq_delay_after_locked() - AddAfter of a held record, with a delay
+ * @q: the queue (q->lock held, with room: kwq_delay_room_locked())
+ * @item: the record
+ * @ready: when the key becomes ready (now + the delay, > now)
+ *
+ * Waiting does not cancel or wait for a queued or processing copy: when
+ * the delay passes, the key is added as by Add.
+ */
+void kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
+			    ktime_t ready)
+{
+	q->retries++;	/* client-go: every AddAfter */
+	kwq_delay_schedule_locked(q, item, ready);
+}
+
+/* The delay timer: add every key whose ready time has passed. */
+static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
+{
+	struct kwq *q = container_of(timer, struct kwq, timer);
+	struct kwq_heap_node *n;
+	unsigned long flags;
+	ktime_t now;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!hrtimer_is_queued(timer))
+		q->armed = KTIME_MAX;	/* this expiry is spent */
+	now = ktime_get();
+	while ((n = kwq_heap_peek(&q->waiting)) && n->when <= now) {
+		struct kwq_item *item = container_of(n, struct kwq_item, wait);
+
+		kwq_heap_pop(&q->waiting);
+		item->flags &= ~KWQ_ITEM_WAITING;
+		kwq_mark_pending_locked(q, item);	/* in ready-time order */
+	}
+	kwq_delay_arm_locked(q);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return HRTIMER_NORESTART;
+}

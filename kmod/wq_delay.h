@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Delaying: client-go's DelayingInterface (delaying_queue.go). AddAfter
+ * puts a key's record in the queue's waiting heap (q->waiting) with its
+ * ready time; one hrtimer (q->timer), armed at the earliest ready time,
+ * adds every key whose time has come, in ready-time order, as by Add. A
+ * key already waiting keeps the earlier of its two ready times. Keys never
+ * come early: the timer's slack is only ever added after the ready time.
+ *
+ * Heap slots live in chunks allocated outside q->lock, only when a key
+ * that is not waiting yet needs a slot and the heap is full.
+ *
+ * Relies on wq_queue.h: the WAITING state, q->lock around every heap and
+ * timer change, and the rule that q->timer is started only under q->lock
+ * and cancelled only with no lock held.
+ */
+#ifndef _WQ_DELAY_H
+#define _WQ_DELAY_H
+
+#include "wq_queue.h"
+
+int kwq_delay_init(struct kwq *q, u32 max_items, gfp_t gfp);
+void kwq_delay_stop(struct kwq *q);
+void kwq_delay_destroy(struct kwq *q);
+
+int kwq_delay_room_locked(struct kwq *q, const struct kwq_item *new);
+int kwq_delay_add_room(struct kwq *q, int idx, gfp_t gfp);
+void kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
+			       ktime_t ready);
+void kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
+			    ktime_t ready);
+void kwq_delay_drop_locked(struct kwq *q);
+
+#endif /* _WQ_DELAY_H */

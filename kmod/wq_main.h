@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The module's parameters (defined, with their descriptions, in
+ * wq_main.c). Root may change them at run time through
+ * /sys/module/wq/parameters/; readers take a READ_ONCE() snapshot.
+ */
+#ifndef _WQ_MAIN_H
+#define _WQ_MAIN_H
+
+extern unsigned int wq_max_queues;
+extern unsigned int wq_default_max_items;
+extern unsigned int wq_max_items_limit;
+extern unsigned int wq_default_max_tracked;
+
+#endif /* _WQ_MAIN_H */

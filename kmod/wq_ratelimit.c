@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rate limiting: AddRateLimited, Forget and NumRequeues on top of the
+ * delaying queue, and kwq_add_item(), the entry for every add. See
+ * wq_ratelimit.h; the rules are in wq_queue.h.
+ */
+#include "wq_delay.h"
+#include "wq_ratelimit.h"
+#include "wq_record.h"
+
+/* When: count a failure of the key and ask the limiter for its delay. */
+static u64 kwq_ratelimit_when_locked(struct kwq *q, struct kwq_item *item,
+				     ktime_t now)
+{
+	if (q->limiter.per_key) {
+		if (!item->failures)
+			q->nr_tracked++;
+		if (item->failures < U32_MAX)
+			item->failures++;
+	}
+	return kwq_limiter_when(&q->limiter, item->failures, now);
+}
+
+/**
+ * kwq_ratelimit_locked() - AddRateLimited of a held record:
+ * AddAfter(key, When(key))
+ * @q: the queue (q->lock held, with room: kwq_delay_room_locked())
+ * @item: the record
+ * @now: CLOCK_MONOTONIC time of the call
+ *
+ * The failure is counted and a token taken also when the key is already
+ * queued or waiting, as in client-go.
+ *
+ * Return: the delay used.
+ */
+u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
+{
+	u64 delay;
+
+	lockdep_assert_held(&q->lock);
+	delay = kwq_ratelimit_when_locked(q, item, now);
+	q->retries++;	/* client-go: every AddRateLimited */
+	if (delay)
+		kwq_delay_schedule_locked(q, item, kwq_time_after(now, delay));
+	else
+		kwq_mark_pending_locked(q, item);
+	return delay;
+}
+
+/**
+ * kwq_add_item() - Add, AddAfter and AddRateLimited
+ * @q: the queue
+ * @new: a record from kwq_record_alloc() with the key filled in; always
+ *	consumed (kept as the key's record, or freed)
+ * @delay_ns: in: 0 adds at once, otherwise AddAfter this long
+ *	(CLOCK_MONOTONIC, never less); must be 0 with KWQ_ADD_RATE_LIMITED.
+ *	Out: the delay used
+ * @flags: KWQ_ADD_*
+ * @gfp: how the caller may allocate (growing the key table or the heap
+ *	sleeps only if @gfp allows it)
+ *
+ * One lock hold: the key's record is found or inserted and held, then one
+ * layer's step runs on it (kwq_mark_pending_locked(),
+ * kwq_delay_after_locked() or kwq_ratelimit_locked()). Everything that can
+ * fail is checked before that step, so a call that fails changes nothing
+ * (no failure counted, no token taken). Memory is allocated outside the
+ * lock, and heap room only for a key that will wait and has no slot yet.
+ *
+ * Context: any context @gfp allows; takes and releases q->lock.
+ * Return: 0 if the key is pending afterwards (queued, coalesced with a
+ * queued copy, marked dirty while processing, or waiting); -ESHUTDOWN once
+ * the queue is shutting down; -EAGAIN if a new key would exceed max_items;
+ * -ENOMEM.
+ */
+int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
+		 unsigned int flags, gfp_t gfp)
+{
+	bool limited = flags & KWQ_ADD_RATE_LIMITED;
+	bool later = limited || *delay_ns;
+	ktime_t now = ktime_get();
+	struct kwq_item *item;
+	unsigned long irqflags;
+	int ret;
+
+	kwq_record_prepare(q, new, gfp);
+	for (;;) {
+		spin_lock_irqsave(&q->lock, irqflags);
+		/* a slot even if When gives 0: When has side effects */
+		ret = later ? kwq_delay_room_locked(q, new) : -1;
+		if (ret < 0)
+			break;
+		spin_unlock_irqrestore(&q->lock, irqflags);
+		ret = kwq_delay_add_room(q, ret, gfp);
+		if (ret)
+			goto out;
+	}
+	item = kwq_accept_locked(q, &new);
+	ret = 0;
+	if (IS_ERR(item))
+		ret = PTR_ERR(item);
+	else if (limited)
+		*delay_ns = kwq_ratelimit_locked(q, item, now);
+	else if (*delay_ns)
+		kwq_delay_after_locked(q, item, kwq_time_after(now, *delay_ns));
+	else
+		kwq_mark_pending_locked(q, item);
+	spin_unlock_irqrestore(&q->lock, irqflags);
+out:
+	if (new)
+		kwq_record_free(new);
+	return ret;
+}
+
+/**
+ * kwq_ratelimit_forget() - Forget: the limiter forgets the key's failures
+ * @q: the queue
+ * @key: the key
+ * @len: its length
+ *
+ * It does not take the key off the queue.
+ *
+ * Context: any context.
+ * Return: 0, also for a key the queue does not know.
+ */
+int kwq_ratelimit_forget(struct kwq *q, const void *key, u32 len)
+{
+	u64 hash = kwq_record_hash(q, key, len);
+	struct kwq_item *item;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	item = kwq_record_find_locked(q, hash, key, len);
+	if (item && item->failures) {
+		item->failures = 0;
+		q->nr_tracked--;
+		kwq_record_drop_idle_locked(q, item);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	return 0;
+}
+
+/**
+ * kwq_ratelimit_requeues() - NumRequeues: the key's failure count
+ * @q: the queue
+ * @key: the key
+ * @len: its length
+ *
+ * Context: any context.
+ * Return: failures counted by AddRateLimited since the last Forget (0 when
+ * the limiter has no per-key term).
+ */
+unsigned int kwq_ratelimit_requeues(struct kwq *q, const void *key, u32 len)
+{
+	u64 hash = kwq_record_hash(q, key, len);
+	struct kwq_item *item;
+	unsigned long flags;
+	unsigned int n;
+
+	spin_lock_irqsave(&q->lock, flags);
+	item = kwq_record_find_locked(q, hash, key, len);
+	n = item ? item->failures : 0;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return n;
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Records: allocation, the key table they live in, holding and unholding,
+ * and the idle LRU of records kept only for their failures. See
+ * wq_record.h; the rules are in wq_queue.h.
+ */
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "wq_record.h"
+
+static struct kmem_cache *kwq_item_cache;
+
+/**
+ * kwq_record_cache_init() - create the record cache
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kwq_record_cache_init(void)
+{
+	/* Short keys are copied from userspace straight into the record. */
+	kwq_item_cache = kmem_cache_create_usercopy("wq_item",
+						    sizeof(struct kwq_item), 0,
+						    SLAB_ACCOUNT,
+						    offsetof(struct kwq_item,
+							     inline_key),
+						    KWQ_INLINE_KEY, NULL);
+	return kwq_item_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * kwq_record_cache_exit() - destroy the record cache; every record must be
+ * freed
+ */
+void kwq_record_cache_exit(void)
+{
+	kmem_cache_destroy(kwq_item_cache);
+}
+
+/**
+ * kwq_record_alloc() - allocate a record for a key of @len bytes
+ * @len: key length, 1..WQ_KEY_MAX
+ * @gfp: allocation flags
+ *
+ * The caller fills item->key.data[0..len-1].
+ *
+ * Context: any context @gfp allows; not under q->lock.
+ * Return: the record, or NULL.
+ */
+struct kwq_item *kwq_record_alloc(u32 len, gfp_t gfp)
+{
+	struct kwq_item *item;
+
+	item = kmem_cache_zalloc(kwq_item_cache, gfp);
+	if (!item)
+		return NULL;
+	if (len > KWQ_INLINE_KEY) {
+		item->key.data = kmalloc(len, gfp);
+		if (!item->key.data) {
+			kmem_cache_free(kwq_item_cache, item);
+			return NULL;
+		}
+	} else {
+		item->key.data = item->inline_key;
+	}
+	item->key.len = len;
+	INIT_HLIST_NODE(&item->key.node);
+	INIT_LIST_HEAD(&item->link);
+	return item;
+}
+
+/**
+ * kwq_record_free() - free a record that is in no table or list
+ * @item: the record
+ */
+void kwq_record_free(struct kwq_item *item)
+{
+	if (item->key.data != item->inline_key)
+		kfree(item->key.data);
+	kmem_cache_free(kwq_item_cache, item);
+}
+
+static void kwq_record_free_key(struct kwq_key *key)
+{
+	kwq_record_free(container_of(key, struct kwq_item, key));
+	cond_resched();			/* a queue may hold millions */
+}
+
+/**
+ * kwq_record_free_all() - free every record of a queue nobody uses any more
+ * @q: the queue, on its way to being freed
+ *
+ * Context: process context; no lock held (it reschedules).
+ */
+void kwq_record_free_all(struct kwq *q)
+{
+	kwq_keytab_drain(&q->keys, kwq_record_free_key);
+}
+
+/**
+ * kwq_record_hash() - the key table's hash of a key
+ * @q: the queue
+ * @key: the key bytes
+ * @len: their length
+ *
+ * Context: any context; no lock needed (the seed never changes).
+ * Return: the hash, for kwq_record_find_locked().
+ */
+u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
+{
+	return kwq_keytab_hash(&q->keys, key, len);
+}
+
+/*
+ * Grow the key table if it asks for it. Callers that cannot sleep leave it
+ * to q->grow_work, so a queue fed only from atomic context grows too.
+ */
+static void kwq_record_grow(struct kwq *q, gfp_t gfp)
+{
+	struct hlist_head *buckets;
+	unsigned long flags;
+	unsigned int shift;
+	bool taken;
+
+	if (!kwq_keytab_want_grow(&q->keys, &shift))
+		return;
+	if (!gfpflags_allow_blocking(gfp)) {
+		schedule_work(&q->grow_work);
+		return;
+	}
+	buckets = kwq_keytab_alloc_buckets(shift, gfp);
+	if (!buckets)
+		return;	/* chains get longer; still correct */
+	spin_lock_irqsave(&q->lock, flags);
+	taken = kwq_keytab_start_grow(&q->keys, buckets, shift);
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (!taken)
+		kfree(buckets);
+}
+
+/**
+ * kwq_record_grow_work() - q->grow_work: grow the key table from process
+ * context for producers that could not
+ * @work: &q->grow_work
+ */
+void kwq_record_grow_work(struct work_struct *work)
+{
+	kwq_record_grow(container_of(work, struct kwq, grow_work), GFP_KERNEL);
+}
+
+/**
+ * kwq_record_prepare() - get a new record ready to be looked up and held
+ * @q: the queue
+ * @new: a record from kwq_record_alloc() with its key filled in
+ * @gfp: how the caller may allocate
+ *
+ * Hashes the key once for every lookup that follows, and grows the key
+ * table first if it is due, while no lock is held.
+ *
+ * Context: any context @gfp allows; not under q->lock.
+ */
+void kwq_record_prepare(struct kwq *q, struct kwq_item *new, gfp_t gfp)
+{
+	new->key.hash = kwq_record_hash(q, new->key.data, new->key.len);
+	kwq_record_grow(q, gfp);
+}
+
+/**
+ * kwq_record_find_locked() - the record of a key
+ * @q: the queue (q->lock held)
+ * @hash: kwq_record_hash() of the key
+ * @key: the key bytes
+ * @len: their length
+ *
+ * Return: the record, held or idle, or NULL.
+ */
+struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
+					const void *key, u32 len)
+{
+	struct kwq_key *k;
+
+	lockdep_assert_held(&q->lock);
+	k = kwq_keytab_find(&q->keys, hash, key, len);
+	return k ? container_of(k, struct kwq_item, key) : NULL;
+}
+
+/**
+ * kwq_record_hold_locked() - the held record of a key
+ * @q: the queue (q->lock held)
+ * @new: in: a record from kwq_record_prepare(); set to NULL if it became
+ *	the key's record, else left for the caller to free after unlocking
+ *
+ * The key's existing record (made held again if it was idle), or *@new
+ * inserted into the key table. Either counts against max_items unless it
+ * was held already; the caller gives it a held state before it unlocks.
+ *
+ * Return: the record, or ERR_PTR(-EAGAIN) if a key not held yet would
+ * exceed max_items (nothing changed).
+ */
+struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new)
+{
+	struct kwq_item *item;
+
+	lockdep_assert_held(&q->lock);
+	item = kwq_record_find_locked(q, (*new)->key.hash, (*new)->key.data,
+				      (*new)->key.len);
+	if (item && (item->flags & KWQ_ITEM_HELD))
+		return item;
+	if (q->nr_held >= q->max_items)
+		return ERR_PTR(-EAGAIN);
+	q->nr_held++;
+	if (item) {
+		list_del_init(&item->link);	/* off q->idle */
+		q->nr_idle--;
+		return item;
+	}
+	item = *new;
+	*new = NULL;
+	kwq_keytab_insert(&q->keys, &item->key);
+	return item;
+}
+
+/* Remove a record that is in no list from the table, and free it. */
+static void kwq_record_forget_locked(struct kwq *q, struct kwq_item *item)
+{
+	kwq_keytab_remove(&q->keys, &item->key);
+	kwq_record_free(item);
+}
+
+/* Keep at most max_tracked idle records: evict the least recently held. */
+static void kwq_record_evict_locked(struct kwq *q)
+{
+	while (q->nr_idle > q->max_tracked) {
+		struct kwq_item *old = list_first_entry(&q->idle,
+							struct kwq_item, link);
+
+		list_del_init(&old->link);
+		q->nr_idle--;
+		q->nr_tracked--;
+		q->evicted++;
+		kwq_record_forget_locked(q, old);
+	}
+}
+
+/**
+ * kwq_record_unhold_locked() - the record lost one of its held states
+ * @q: the queue (q->lock held)
+ * @item: the record
+ *
+ * If it has no held state left, it is freed, or kept idle for its
+ * rate-limiter failures (evicting the least recently held idle record
+ * beyond max_tracked). @item may be freed on return.
+ */
+void kwq_record_unhold_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	if (item->flags & KWQ_ITEM_HELD)
+		return;
+	q->nr_held--;
+	if (!item->failures) {
+		kwq_record_forget_locked(q, item);
+		return;
+	}
+	list_add_tail(&item->link, &q->idle);
+	q->nr_idle++;
+	kwq_record_evict_locked(q);
+}
+
+/**
+ * kwq_record_drop_idle_locked() - free a record whose failures were
+ * forgotten, if nothing else keeps it
+ * @q: the queue (q->lock held)
+ * @item: a record with no failures left; may be freed on return
+ */
+void kwq_record_drop_idle_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	if (item->flags & KWQ_ITEM_HELD)
+		return;
+	list_del_init(&item->link);
+	q->nr_idle--;
+	kwq_record_forget_locked(q, item);
+}
