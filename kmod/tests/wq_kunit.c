@@ -19,6 +19,14 @@
 #include "../wq_limiter.c"
 #include "wq_limiter_vectors.h"
 
+/* One suite: its cases (KUNIT_CASE(...), ...) and its name. */
+#define WQ_KUNIT_SUITE(_var, _name, ...)				\
+	static struct kunit_case _var##_cases[] = { __VA_ARGS__, {} };	\
+	static struct kunit_suite _var##_suite = {			\
+		.name = _name,						\
+		.test_cases = _var##_cases,				\
+	}
+
 /* ---- key table ---------------------------------------------------------- */
 
 struct kt_item {
@@ -170,18 +178,11 @@ static void keytab_drain_visits_all(struct kunit *test)
 	kwq_keytab_destroy(&kt);
 }
 
-static struct kunit_case wq_keytab_cases[] = {
-	KUNIT_CASE(keytab_find_insert_remove),
-	KUNIT_CASE(keytab_same_hash_different_bytes),
-	KUNIT_CASE(keytab_grows_incrementally),
-	KUNIT_CASE(keytab_drain_visits_all),
-	{}
-};
-
-static struct kunit_suite wq_keytab_suite = {
-	.name = "wq-keytab",
-	.test_cases = wq_keytab_cases,
-};
+WQ_KUNIT_SUITE(wq_keytab, "wq-keytab",
+	       KUNIT_CASE(keytab_find_insert_remove),
+	       KUNIT_CASE(keytab_same_hash_different_bytes),
+	       KUNIT_CASE(keytab_grows_incrementally),
+	       KUNIT_CASE(keytab_drain_visits_all));
 
 /* ---- waiting heap --------------------------------------------------------- */
 
@@ -258,17 +259,10 @@ static void heap_random_removals(struct kunit *test)
 	}
 }
 
-static struct kunit_case wq_heap_cases[] = {
-	KUNIT_CASE(heap_orders_by_time_then_schedule),
-	KUNIT_CASE(heap_earliest_wins),
-	KUNIT_CASE(heap_random_removals),
-	{}
-};
-
-static struct kunit_suite wq_heap_suite = {
-	.name = "wq-heap",
-	.test_cases = wq_heap_cases,
-};
+WQ_KUNIT_SUITE(wq_heap, "wq-heap",
+	       KUNIT_CASE(heap_orders_by_time_then_schedule),
+	       KUNIT_CASE(heap_earliest_wins),
+	       KUNIT_CASE(heap_random_removals));
 
 /* ---- rate limiters -------------------------------------------------------- */
 
@@ -303,16 +297,9 @@ static void limiter_rejects_bad_descriptions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL, kwq_limiter_init(&lim, &d));
 }
 
-static struct kunit_case wq_limiter_cases[] = {
-	KUNIT_CASE(limiter_vectors),
-	KUNIT_CASE(limiter_rejects_bad_descriptions),
-	{}
-};
-
-static struct kunit_suite wq_limiter_suite = {
-	.name = "wq-limiter",
-	.test_cases = wq_limiter_cases,
-};
+WQ_KUNIT_SUITE(wq_limiter, "wq-limiter",
+	       KUNIT_CASE(limiter_vectors),
+	       KUNIT_CASE(limiter_rejects_bad_descriptions));
 
 kunit_test_suites(&wq_keytab_suite, &wq_heap_suite, &wq_limiter_suite);
 

@@ -43,18 +43,10 @@ static bool kapi_case_failed;
 	}								\
 } while (0)
 
-static void kapi_run(const char *name, void (*fn)(void))
-{
-	kapi_case_failed = false;
-	fn();
-	kapi_case++;
-	if (kapi_case_failed)
-		kapi_failed++;
-	pr_info("%sok %d %s\n", kapi_case_failed ? "not " : "", kapi_case,
-		name);
-}
+/* Which limiter kapi_private() gives the queue. */
+enum kapi_limiter { KAPI_DEFAULT, KAPI_EXP_1MS };
 
-static struct kwq *kapi_private(const char *limiter_kind)
+static struct kwq *kapi_private(enum kapi_limiter limiter)
 {
 	static const struct wq_limiter exp1ms = {
 		.nr_terms = 1,
@@ -62,21 +54,46 @@ static struct kwq *kapi_private(const char *limiter_kind)
 			     .exponential = { .base_ns = NSEC_PER_MSEC,
 					      .max_ns = NSEC_PER_SEC } } },
 	};
-	struct kwq_attr attr = { .limiter = limiter_kind ? &exp1ms : NULL };
+	struct kwq_attr attr = {
+		.limiter = limiter == KAPI_EXP_1MS ? &exp1ms : NULL,
+	};
 	struct kwq *q = kwq_create(NULL, &attr);
 
 	CHECK(!IS_ERR(q));
 	return IS_ERR(q) ? NULL : q;
 }
 
-/* Add, dedup, try_get, done, len: the Interface. */
-static void kapi_interface(void)
+/*
+ * One KTAP case. With @qfn, the case gets a private queue with @limiter
+ * and the runner drops it afterwards; @fn cases make their own queues.
+ */
+static void kapi_run(const char *name, void (*fn)(void),
+		     void (*qfn)(struct kwq *q), enum kapi_limiter limiter)
 {
-	struct kwq *q = kapi_private(NULL);
+	struct kwq *q;
+
+	kapi_case_failed = false;
+	if (fn) {
+		fn();
+	} else {
+		q = kapi_private(limiter);
+		if (q) {
+			qfn(q);
+			kwq_put(q);
+		}
+	}
+	kapi_case++;
+	if (kapi_case_failed)
+		kapi_failed++;
+	pr_info("%sok %d %s\n", kapi_case_failed ? "not " : "", kapi_case,
+		name);
+}
+
+/* Add, dedup, try_get, done, len: the Interface. */
+static void kapi_interface(struct kwq *q)
+{
 	char buf[16];
 
-	if (!q)
-		return;
 	CHECK_EQ(0, kwq_add(q, "a", 1, GFP_KERNEL));
 	CHECK_EQ(0, kwq_add(q, "b", 1, GFP_KERNEL));
 	CHECK_EQ(0, kwq_add(q, "a", 1, GFP_KERNEL));
@@ -101,25 +118,20 @@ static void kapi_interface(void)
 	CHECK_EQ(-EINVAL, kwq_add(q, NULL, 1, GFP_KERNEL));
 	CHECK_EQ(-EINVAL, kwq_add(q, buf, WQ_KEY_MAX + 1, GFP_KERNEL));
 	CHECK_EQ(-EINVAL, kwq_done(q, buf, 0));
-	kwq_put(q);
 }
 
 /* Pointer identity: the pointer's bytes are the key. */
-static void kapi_pointer_keys(void)
+static void kapi_pointer_keys(struct kwq *q)
 {
-	struct kwq *q = kapi_private(NULL);
 	static int objs[2];
 	int *p = &objs[1], *got = NULL;
 
-	if (!q)
-		return;
 	CHECK_EQ(0, kwq_add(q, &p, sizeof(p), GFP_KERNEL));
 	CHECK_EQ(0, kwq_add(q, &p, sizeof(p), GFP_KERNEL));
 	CHECK_EQ(1, kwq_len(q));
 	CHECK_EQ(sizeof(got), kwq_try_get(q, &got, sizeof(got)));
 	CHECK(got == &objs[1]);
 	CHECK_EQ(0, kwq_done(q, &got, sizeof(got)));
-	kwq_put(q);
 }
 
 /* A named queue is the registry entry: open, share, destroy, ref, unlink. */
@@ -160,7 +172,7 @@ static void kapi_named(void)
 	q2 = kwq_create("kapi-test", NULL);		/* the successor */
 	CHECK(!IS_ERR(q2));
 	CHECK_EQ(-ENOENT, kwq_unlink(q));
-	anon = kapi_private(NULL);
+	anon = kapi_private(KAPI_DEFAULT);
 	if (anon) {
 		CHECK_EQ(-ENOENT, kwq_unlink(anon));	/* no name at all */
 		kwq_put(anon);
@@ -179,14 +191,11 @@ static void kapi_named(void)
 }
 
 /* AddAfter: never early; the earlier ready time wins. */
-static void kapi_add_after(void)
+static void kapi_add_after(struct kwq *q)
 {
-	struct kwq *q = kapi_private(NULL);
 	ktime_t start = ktime_get();
 	char buf[8];
 
-	if (!q)
-		return;
 	CHECK_EQ(0, kwq_add_after(q, "d", 1, 500 * NSEC_PER_MSEC, GFP_KERNEL));
 	CHECK_EQ(0, kwq_add_after(q, "d", 1, 30 * NSEC_PER_MSEC, GFP_KERNEL));
 	CHECK_EQ(0, kwq_len(q));
@@ -196,17 +205,13 @@ static void kapi_add_after(void)
 	CHECK_EQ(0, kwq_done(q, buf, 1));
 	CHECK_EQ(0, kwq_add_after(q, "z", 1, 0, GFP_KERNEL));	/* now */
 	CHECK_EQ(1, kwq_len(q));
-	kwq_put(q);
 }
 
 /* AddRateLimited, Forget, NumRequeues with exponential 1ms..1s (R1). */
-static void kapi_rate_limited(void)
+static void kapi_rate_limited(struct kwq *q)
 {
-	struct kwq *q = kapi_private("exp");
 	u64 delay = 0;
 
-	if (!q)
-		return;
 	CHECK_EQ(0, kwq_add_rate_limited(q, "one", 3, &delay, GFP_KERNEL));
 	CHECK_EQ(NSEC_PER_MSEC, delay);
 	CHECK_EQ(0, kwq_add_rate_limited(q, "one", 3, &delay, GFP_KERNEL));
@@ -218,7 +223,6 @@ static void kapi_rate_limited(void)
 	CHECK_EQ(1, kwq_num_requeues(q, "one", 3));
 	CHECK_EQ(0, kwq_num_requeues(q, "unknown", 7));
 	CHECK_EQ(0, kwq_forget(q, "unknown", 7));
-	kwq_put(q);
 }
 
 /* ---- atomic contexts ---------------------------------------------------- */
@@ -257,7 +261,7 @@ static enum hrtimer_restart kapi_timer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-static void kapi_atomic_contexts(void)
+static void kapi_atomic_contexts(struct kwq *q)
 {
 	static DEFINE_SPINLOCK(callers_lock);
 	struct kapi_atomic *a = kzalloc(sizeof(*a), GFP_KERNEL);
@@ -268,9 +272,7 @@ static void kapi_atomic_contexts(void)
 	CHECK(a);
 	if (!a)
 		return;
-	a->q = kapi_private(NULL);
-	if (!a->q)
-		goto out;
+	a->q = q;
 	init_completion(&a->done);
 
 	/* hardirq (a threaded irq_work on PREEMPT_RT) */
@@ -310,8 +312,6 @@ static void kapi_atomic_contexts(void)
 			CHECK_EQ(0, kwq_done(a->q, buf, ret));
 	}
 	CHECK_EQ(-EAGAIN, kwq_try_get(a->q, buf, sizeof(buf)));
-	kwq_put(a->q);
-out:
 	kfree(a);
 }
 
@@ -377,7 +377,7 @@ static void kapi_stop(struct task_struct **t, int n)
 	}
 }
 
-static void kapi_kthreads(void)
+static void kapi_kthreads(struct kwq *q)
 {
 	struct task_struct *prod[KAPI_THREADS], *cons[KAPI_THREADS];
 	struct kapi_pool *p = kzalloc(sizeof(*p), GFP_KERNEL);
@@ -386,9 +386,7 @@ static void kapi_kthreads(void)
 	CHECK(p);
 	if (!p)
 		return;
-	p->q = kapi_private(NULL);
-	if (!p->q)
-		goto out;
+	p->q = q;
 	atomic_set(&p->producers, KAPI_THREADS);
 	for (i = 0; i < KAPI_THREADS; i++) {
 		struct task_struct *t;
@@ -418,19 +416,14 @@ out_stop:
 	kwq_shutdown(p->q);
 	kapi_stop(cons, ncons);
 	kapi_stop(prod, nprod);
-	kwq_put(p->q);
-out:
 	kfree(p);
 }
 
 /* Shutdown: queued keys still handed out, then -ESHUTDOWN; drain cut. */
-static void kapi_shutdown(void)
+static void kapi_shutdown(struct kwq *q)
 {
-	struct kwq *q = kapi_private(NULL);
 	char buf[8];
 
-	if (!q)
-		return;
 	CHECK_EQ(0, kwq_add(q, "s", 1, GFP_KERNEL));
 	CHECK_EQ(0, kwq_add_after(q, "w", 1, NSEC_PER_SEC, GFP_KERNEL));
 	CHECK(!kwq_shutting_down(q));
@@ -444,21 +437,20 @@ static void kapi_shutdown(void)
 	CHECK_EQ(0, kwq_shutdown_with_drain(q, KWQ_TIMEOUT_NONE));
 	CHECK_EQ(-ESHUTDOWN, kwq_get(q, buf, sizeof(buf), 0));
 	CHECK_EQ(-ESHUTDOWN, kwq_try_get(q, buf, sizeof(buf)));
-	kwq_put(q);
 }
 
 static int __init wq_test_kapi_init(void)
 {
 	pr_info("KTAP version 1\n");
 	pr_info("1..8\n");
-	kapi_run("interface", kapi_interface);
-	kapi_run("pointer_keys", kapi_pointer_keys);
-	kapi_run("named_queues", kapi_named);
-	kapi_run("add_after", kapi_add_after);
-	kapi_run("rate_limited", kapi_rate_limited);
-	kapi_run("atomic_contexts", kapi_atomic_contexts);
-	kapi_run("kthreads", kapi_kthreads);
-	kapi_run("shutdown", kapi_shutdown);
+	kapi_run("interface", NULL, kapi_interface, KAPI_DEFAULT);
+	kapi_run("pointer_keys", NULL, kapi_pointer_keys, KAPI_DEFAULT);
+	kapi_run("named_queues", kapi_named, NULL, KAPI_DEFAULT);
+	kapi_run("add_after", NULL, kapi_add_after, KAPI_DEFAULT);
+	kapi_run("rate_limited", NULL, kapi_rate_limited, KAPI_EXP_1MS);
+	kapi_run("atomic_contexts", NULL, kapi_atomic_contexts, KAPI_DEFAULT);
+	kapi_run("kthreads", NULL, kapi_kthreads, KAPI_DEFAULT);
+	kapi_run("shutdown", NULL, kapi_shutdown, KAPI_DEFAULT);
 	pr_info("# pass:%d fail:%d\n", kapi_case - kapi_failed,
 		kapi_failed);
 	return kapi_failed ? -EINVAL : 0;
