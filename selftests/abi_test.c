@@ -5,76 +5,37 @@
  * sizes (extensible structs), and the result fields of each command.
  * Every rejected call must leave the queue as it was.
  */
-#include <sys/ioctl.h>
-
 #include "wq_test_util.h"
-#include "uapi/linux/wq.h"
-
-/* ioctl() returning 0 (also for a positive result, e.g. GET's length)
- * or the errno. */
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
-}
-
-static void set_name(char name[WQ_NAME_MAX], const char *s)
-{
-	memset(name, 0, WQ_NAME_MAX);
-	memcpy(name, s, strnlen(s, WQ_NAME_MAX));
-}
-
-static int raw_create_on(int fd, const char *name)
-{
-	struct wq_create c = { 0 };
-
-	set_name(c.name, name);
-	return xioctl(fd, WQ_IOC_CREATE, &c);
-}
-
-static int raw_add(int fd, const void *key, uint32_t len)
-{
-	struct wq_add a = { .key_len = len, .key = (uintptr_t)key };
-
-	return xioctl(fd, WQ_IOC_ADD, &a);
-}
-
-static int raw_stat(int fd, struct wq_queue_info *qi)
-{
-	memset(qi, 0, sizeof(*qi));
-	return xioctl(fd, WQ_IOC_STAT, qi);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
+#include "wq_test_ioctl.h"
 
 FIXTURE(abi) {
 	int dev;	/* /dev/wq, not bound to a queue */
 	int fd;		/* bound to self->name */
+	int spare;	/* /dev/wq, unbound: the test's to bind or not */
 	char name[WQ_NAME_MAX];
 };
 
 FIXTURE_SETUP(abi)
 {
-	self->dev = self->fd = -1;
+	self->dev = self->fd = self->spare = -1;
 	if (!wqt_have_dev())
 		SKIP(return, "/dev/wq missing (module not loaded)");
-	self->dev = open("/dev/wq", O_RDWR | O_CLOEXEC);
+	self->dev = raw_open_dev();
 	ASSERT_LE(0, self->dev);
-	self->fd = open("/dev/wq", O_RDWR | O_CLOEXEC);
+	self->fd = raw_open_dev();
 	ASSERT_LE(0, self->fd);
+	self->spare = raw_open_dev();
+	ASSERT_LE(0, self->spare);
 	wqt_name(self->name, _metadata->name);
-	ASSERT_EQ(0, raw_create_on(self->fd, self->name));
+	ASSERT_EQ(0, raw_create(self->fd, self->name, NULL, 0, 0));
 }
 
 FIXTURE_TEARDOWN(abi)
 {
 	struct wq_name n = { 0 };
 
+	if (self->spare >= 0)
+		close(self->spare);
 	if (self->fd >= 0)
 		close(self->fd);
 	if (self->dev >= 0) {
@@ -174,7 +135,6 @@ TEST_F(abi, unknown_flags)
 	struct wq_shutdown sd = { 0 };
 	struct snapshot s;
 	char other[WQ_NAME_MAX];
-	int fd2;
 	uint32_t bit;
 
 	ASSERT_EQ(0, raw_add(self->fd, "q", 1));
@@ -186,18 +146,16 @@ TEST_F(abi, unknown_flags)
 	s = snap(self->fd);
 
 	wqt_name(other, "flags");
-	fd2 = open("/dev/wq", O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd2);
 	for (bit = 0; bit < 32; bit++) {
 		uint32_t f = 1U << bit;
 
 		set_name(c.name, other);
 		c.flags = f;
-		EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c)) TH_LOG("CREATE bit %u", bit);
+		EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_CREATE, &c)) TH_LOG("CREATE bit %u", bit);
 
 		set_name(n.name, self->name);
 		n.flags = f;
-		EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_OPEN, &n)) TH_LOG("OPEN bit %u", bit);
+		EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_OPEN, &n)) TH_LOG("OPEN bit %u", bit);
 		EXPECT_EQ(EINVAL, xioctl(self->dev, WQ_IOC_DESTROY, &n)) TH_LOG("DESTROY bit %u", bit);
 
 		l.flags = f;
@@ -227,7 +185,6 @@ TEST_F(abi, unknown_flags)
 			EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_SHUTDOWN, &sd)) TH_LOG("SHUTDOWN bit %u", bit);
 		}
 	}
-	close(fd2);
 	ASSERT_UNCHANGED(s, self->fd);
 	set_name(n.name, other);
 	n.flags = 0;
@@ -250,19 +207,17 @@ TEST_F(abi, reserved_fields)
 	struct wq_add a = { .key_len = 1, .key = (uintptr_t)"r" };
 	struct snapshot s;
 	char other[WQ_NAME_MAX];
-	int fd2 = open("/dev/wq", O_RDWR | O_CLOEXEC);
 
-	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, raw_add(self->fd, "k", 1));
 	s = snap(self->fd);
 	wqt_name(other, "rsv");
 
 	set_name(c.name, other);
 	c.max_tracked = 0xffffffffU;	/* above max_items_limit */
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_CREATE, &c));
 	c.max_tracked = 0;
 	c.limiter.reserved = 1;
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_CREATE, &c));
 	c.limiter.reserved = 0;
 	/* unused limiter terms must be all zero */
 	c.limiter.nr_terms = 1;
@@ -270,22 +225,22 @@ TEST_F(abi, reserved_fields)
 	c.limiter.terms[0].exponential.base_ns = 5000000;
 	c.limiter.terms[0].exponential.max_ns = 1000000000;
 	c.limiter.terms[3].bucket.burst = 1;
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_CREATE, &c));
 	c.limiter.terms[3].bucket.burst = 0;
 	c.limiter.terms[1].kind = WQ_LIMITER_BUCKET;
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_CREATE, &c));
 	c.limiter.terms[1].kind = 0;
 	c.limiter.nr_terms = WQ_LIMITER_TERMS_MAX + 1;
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_CREATE, &c));
 	c.limiter.nr_terms = 1;
 	c.limiter.terms[0].kind = 99;
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_CREATE, &c));
 	set_name(n.name, other);
-	EXPECT_EQ(ENOENT, xioctl(fd2, WQ_IOC_OPEN, &n)) TH_LOG("a rejected CREATE made a queue");
+	EXPECT_EQ(ENOENT, xioctl(self->spare, WQ_IOC_OPEN, &n)) TH_LOG("a rejected CREATE made a queue");
 
 	set_name(n.name, self->name);
 	n.reserved = 1;
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_OPEN, &n));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_OPEN, &n));
 	EXPECT_EQ(EINVAL, xioctl(self->dev, WQ_IOC_DESTROY, &n));
 
 	g.reserved = 1;
@@ -294,7 +249,7 @@ TEST_F(abi, reserved_fields)
 	sd.reserved = 1;
 	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_SHUTDOWN, &sd));
 	sd.reserved = 0;
-	sd.deadline_ns = mono_ns() + 1000000000ULL;	/* only with DRAIN */
+	sd.deadline_ns = (uint64_t)now_ns() + 1000000000ULL;	/* only with DRAIN */
 	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_SHUTDOWN, &sd));
 
 	a.flags = WQ_ADD_RATE_LIMITED;
@@ -302,7 +257,6 @@ TEST_F(abi, reserved_fields)
 	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD, &a));
 
 	ASSERT_UNCHANGED(s, self->fd);
-	close(fd2);
 }
 
 /* Names: NUL-terminated, zero-padded, [A-Za-z0-9._-]{1,63}. */
@@ -311,36 +265,33 @@ TEST_F(abi, names)
 	struct wq_name n = { 0 };
 	struct wq_create c = { 0 };
 	const char *bad[] = { "", "a/b", "a b", "\xc3\xa9", "a\n" };
-	int fd2 = open("/dev/wq", O_RDWR | O_CLOEXEC);
 	size_t i;
 
-	ASSERT_LE(0, fd2);
 	/* garbage after the NUL */
 	set_name(n.name, self->name);
 	n.name[strlen(self->name) + 1] = 'x';
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_OPEN, &n));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_OPEN, &n));
 	EXPECT_EQ(EINVAL, xioctl(self->dev, WQ_IOC_DESTROY, &n));
 	n.name[WQ_NAME_MAX - 1] = 'x';
 	n.name[strlen(self->name) + 1] = '\0';
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_OPEN, &n));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_OPEN, &n));
 	memcpy(c.name, n.name, WQ_NAME_MAX);
 	c.name[0] = 'Q';
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_CREATE, &c));
 	/* no NUL at all: 64 name characters */
 	memset(c.name, 'a', WQ_NAME_MAX);
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_CREATE, &c));
 	memcpy(n.name, c.name, WQ_NAME_MAX);
-	EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_OPEN, &n));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_OPEN, &n));
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		set_name(c.name, bad[i]);
-		EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_CREATE, &c)) TH_LOG("bad name #%zu", i);
+		EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_CREATE, &c)) TH_LOG("bad name #%zu", i);
 		set_name(n.name, bad[i]);
-		EXPECT_EQ(EINVAL, xioctl(fd2, WQ_IOC_OPEN, &n)) TH_LOG("bad name #%zu", i);
+		EXPECT_EQ(EINVAL, xioctl(self->spare, WQ_IOC_OPEN, &n)) TH_LOG("bad name #%zu", i);
 	}
-	/* the queue is still there and fd2 is still unbound */
+	/* the queue is still there and self->spare is still unbound */
 	set_name(n.name, self->name);
-	EXPECT_EQ(0, xioctl(fd2, WQ_IOC_OPEN, &n));
-	close(fd2);
+	EXPECT_EQ(0, xioctl(self->spare, WQ_IOC_OPEN, &n));
 }
 
 /* Bad user pointers: EFAULT, and nothing changes. */
@@ -411,9 +362,7 @@ TEST_F(abi, larger_struct)
 	struct { struct wq_name n; uint32_t tail[4]; } nm = { 0 };
 	char buf[64], other[WQ_NAME_MAX];
 	struct snapshot s = snap(self->fd);
-	int fd2 = open("/dev/wq", O_RDWR | O_CLOEXEC);
 
-	ASSERT_LE(0, fd2);
 	add.a.key_len = 1;
 	add.a.key = (uintptr_t)"a";
 	add.tail[1] = 1;
@@ -437,16 +386,15 @@ TEST_F(abi, larger_struct)
 	wqt_name(other, "big");
 	set_name(cr.c.name, other);
 	cr.tail = 1;
-	EXPECT_EQ(E2BIG, xioctl(fd2, IOC_SIZED(WQ_IOC_CREATE, sizeof(cr)), &cr));
+	EXPECT_EQ(E2BIG, xioctl(self->spare, IOC_SIZED(WQ_IOC_CREATE, sizeof(cr)), &cr));
 	set_name(nm.n.name, other);
 	EXPECT_EQ(ENOENT, xioctl(self->dev, WQ_IOC_OPEN, &nm.n));
 	nm.tail[3] = 1;
 	EXPECT_EQ(E2BIG, xioctl(self->dev, IOC_SIZED(WQ_IOC_DESTROY, sizeof(nm)), &nm));
 	cr.tail = 0;
-	EXPECT_EQ(0, xioctl(fd2, IOC_SIZED(WQ_IOC_CREATE, sizeof(cr)), &cr));
+	EXPECT_EQ(0, xioctl(self->spare, IOC_SIZED(WQ_IOC_CREATE, sizeof(cr)), &cr));
 	nm.tail[3] = 0;
 	EXPECT_EQ(0, xioctl(self->dev, IOC_SIZED(WQ_IOC_DESTROY, sizeof(nm)), &nm));
-	close(fd2);
 }
 
 /* A struct smaller than its first version is EINVAL. */
@@ -459,9 +407,7 @@ TEST_F(abi, smaller_struct)
 	struct wq_queue_info qi;
 	struct snapshot s;
 	char other[WQ_NAME_MAX];
-	int fd2 = open("/dev/wq", O_RDWR | O_CLOEXEC);
 
-	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, raw_add(self->fd, "k", 1));
 	s = snap(self->fd);
 	EXPECT_EQ(EINVAL, xioctl(self->fd, IOC_SIZED(WQ_IOC_ADD, sizeof(a) - 8), &a));
@@ -471,14 +417,13 @@ TEST_F(abi, smaller_struct)
 	EXPECT_EQ(EINVAL, xioctl(self->fd, IOC_SIZED(WQ_IOC_STAT, 8), &qi));
 	wqt_name(other, "small");
 	set_name(c.name, other);
-	EXPECT_EQ(EINVAL, xioctl(fd2, IOC_SIZED(WQ_IOC_CREATE, sizeof(c) - 8), &c));
-	EXPECT_EQ(EINVAL, xioctl(fd2, IOC_SIZED(WQ_IOC_CREATE, 16), &c));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, IOC_SIZED(WQ_IOC_CREATE, sizeof(c) - 8), &c));
+	EXPECT_EQ(EINVAL, xioctl(self->spare, IOC_SIZED(WQ_IOC_CREATE, 16), &c));
 	set_name(n.name, other);
-	EXPECT_EQ(ENOENT, xioctl(fd2, WQ_IOC_OPEN, &n));
+	EXPECT_EQ(ENOENT, xioctl(self->spare, WQ_IOC_OPEN, &n));
 	set_name(n.name, self->name);
 	EXPECT_EQ(EINVAL, xioctl(self->dev, IOC_SIZED(WQ_IOC_DESTROY, 8), &n));
 	ASSERT_UNCHANGED(s, self->fd);
-	close(fd2);
 }
 
 /* GET: key_len out, EMSGSIZE with the length needed, deadlines, NONBLOCK. */
@@ -494,10 +439,10 @@ TEST_F(abi, get_results)
 	g.flags = 0;
 	g.deadline_ns = 1;	/* long past */
 	EXPECT_EQ(ETIMEDOUT, xioctl(self->fd, WQ_IOC_GET, &g));
-	t0 = mono_ns();
+	t0 = (uint64_t)now_ns();
 	g.deadline_ns = t0 + 200000000ULL;
 	EXPECT_EQ(ETIMEDOUT, xioctl(self->fd, WQ_IOC_GET, &g));
-	EXPECT_LE(t0 + 200000000ULL, mono_ns());
+	EXPECT_LE(t0 + 200000000ULL, (uint64_t)now_ns());
 
 	ASSERT_EQ(0, raw_add(self->fd, "0123456789", 10));
 	g.flags = WQ_GET_NONBLOCK;
@@ -571,7 +516,7 @@ TEST_F(abi, shutdown_and_state)
 	ASSERT_EQ(0, raw_add(self->fd, "k", 1));
 	ASSERT_EQ(0, xioctl(self->fd, WQ_IOC_GET, &g));
 	g.key_len = 0;
-	sd.deadline_ns = mono_ns() + 100000000ULL;
+	sd.deadline_ns = (uint64_t)now_ns() + 100000000ULL;
 	EXPECT_EQ(ETIMEDOUT, xioctl(self->fd, WQ_IOC_SHUTDOWN, &sd));
 	ASSERT_EQ(0, raw_stat(self->fd, &qi));
 	EXPECT_EQ((uint32_t)WQ_STATE_SHUTTING_DOWN, qi.state);
@@ -617,16 +562,13 @@ TEST_F(abi, open_binds)
 {
 	struct wq_name n = { 0 };
 	struct wq_queue_info qi;
-	int fd2 = open("/dev/wq", O_RDWR | O_CLOEXEC);
 
-	ASSERT_LE(0, fd2);
 	set_name(n.name, self->name);
-	ASSERT_EQ(0, xioctl(fd2, WQ_IOC_OPEN, &n));
-	ASSERT_EQ(0, raw_add(fd2, "shared", 6));
+	ASSERT_EQ(0, xioctl(self->spare, WQ_IOC_OPEN, &n));
+	ASSERT_EQ(0, raw_add(self->spare, "shared", 6));
 	ASSERT_EQ(0, raw_stat(self->fd, &qi));
 	EXPECT_EQ(1U, qi.queued);
 	EXPECT_EQ(2U, qi.handles);
-	close(fd2);
 }
 
 TEST_HARNESS_MAIN

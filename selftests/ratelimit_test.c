@@ -19,18 +19,9 @@
  * close together skips when the guest stalled in between. A rate-limited key
  * is never handed out before its delay; upper bounds are seconds.
  */
-#include <sys/ioctl.h>
-
 #include "wq_test_util.h"
-#include "uapi/linux/wq.h"
-
-#define NS		1LL
-#define US		1000LL
-#define MS		1000000LL
-#define SEC		(1000 * MS)
-#define MIN		(60 * SEC)
-#define HOUR		(60 * MIN)
-#define UPPER_MS	20000		/* generous bound for "eventually" */
+#include "wq_test_time.h"
+#include "wq_test_ioctl.h"
 
 #define ARL(fd, s, d)	wq_add_rate_limited(fd, s, strlen(s), d)
 #define REQUEUES(fd, s)	wq_num_requeues(fd, s, strlen(s))
@@ -67,41 +58,6 @@ static uint64_t exp_ref(uint64_t base, uint64_t max, unsigned int n)
 #define EXPECT_REQUEUES(fd, s, want)					\
 	ASSERT_EQ(want, REQUEUES(fd, s)) TH_LOG("num_requeues(%s)", s)
 
-/*
- * Waits (up to UPPER_MS) for a key, checks it is s and that it was not
- * handed out before not_before (ns, CLOCK_MONOTONIC).
- */
-#define EXPECT_GET_AFTER(fd, s, not_before) do {			\
-		char _b[WQ_KEY_MAX + 1];				\
-		ssize_t _n = get_str(fd, _b, sizeof(_b), UPPER_MS);	\
-		int64_t _t = now_ns();					\
-		ASSERT_EQ((ssize_t)strlen(s), _n)			\
-			TH_LOG("expected key %s within %d ms: %zd (%s)", \
-			       s, UPPER_MS, _n, _n < 0 ? strerror(-_n) : _b); \
-		ASSERT_STREQ(s, _b);					\
-		ASSERT_LE((int64_t)(not_before), _t)			\
-			TH_LOG("%s handed out %.3f ms early", s,	\
-			       ms_of((not_before) - _t));		\
-	} while (0)
-
-/* The guest stalled for so long that a check's premise does not hold. */
-#define SKIP_IF_STALLED(cond, what)					\
-	do {								\
-		if (cond)						\
-			SKIP(return, "guest stalled: %s", what);	\
-	} while (0)
-
-/* Polls until wq_len reaches want (up to UPPER_MS); returns the last len. */
-static int wait_len(int fd, int want)
-{
-	int64_t end = now_ns() + UPPER_MS * MS;
-	int n;
-
-	while ((n = wq_len(fd)) != want && n >= 0 && now_ns() < end)
-		wqt_sleep_ms(1);
-	return n;
-}
-
 /* Polls until no key waits any more (up to UPPER_MS); returns the last
  * waiting count, or a negative error. */
 static int wait_no_waiting(int fd)
@@ -118,26 +74,6 @@ static int wait_no_waiting(int fd)
 			return (int)st.waiting;
 		wqt_sleep_ms(1);
 	}
-}
-
-/* ---- raw ioctls (max_tracked and evicted are not in libwq) ----------- */
-
-static int raw_stat(int fd, struct wq_queue_info *qi)
-{
-	memset(qi, 0, sizeof(*qi));
-	return ioctl(fd, WQ_IOC_STAT, qi) < 0 ? -errno : 0;
-}
-
-static int raw_module_info(struct wq_module_info *mi)
-{
-	int fd = open("/dev/wq", O_RDWR | O_CLOEXEC), r;
-
-	if (fd < 0)
-		return -errno;
-	memset(mi, 0, sizeof(*mi));
-	r = ioctl(fd, WQ_IOC_MODULE_INFO, mi) < 0 ? -errno : 0;
-	close(fd);
-	return r;
 }
 
 /* exponential:BASE:MAX as an ABI limiter description */
@@ -326,9 +262,9 @@ TEST_F(rl, l2_exponential_overflow)
 	EXPECT_EQ(2U, st.tracked);
 
 	NEWQ(fd2, "exponential:1m:1000h", 0);
-	EXPECT_DELAY(fd2, "two", 1 * MIN);
-	EXPECT_DELAY(fd2, "two", 2 * MIN);
-	EXPECT_DELAY(fd2, "two", 4 * MIN);
+	EXPECT_DELAY(fd2, "two", 1 * MINUTE);
+	EXPECT_DELAY(fd2, "two", 2 * MINUTE);
+	EXPECT_DELAY(fd2, "two", 4 * MINUTE);
 	for (i = 0; i < 1000; i++)
 		ASSERT_EQ(0, ARL(fd2, "overflow2", NULL));
 	EXPECT_DELAY(fd2, "overflow2", 1000 * HOUR);

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the wq selftests (kselftest_harness.h based).
+ * Helpers shared by the wq selftests (kselftest_harness.h based); time
+ * and timing expectations are in wq_test_time.h (included here), raw
+ * ioctls in wq_test_ioctl.h.
  *
  * - unique queue names (one per test, plus extra ones on demand)
- * - a monotonic clock in milliseconds and a sleep
  * - key sets: key i is the string "k%05d" (no NUL), wqt_key_index() maps back
  * - a shared-memory tracker for multi-thread and multi-process tests: a key
  *   must never be held by two consumers at once, and every key added must
  *   be handed out after its last add
  * - child processes that are always reaped, even when an ASSERT fails
+ * - string keys (ADD, DONE, AFTER, get_str, EXPECT_GET, EXPECT_NOTHING)
+ * - WQT_FIXTURE: a fresh queue per test
  *
  * The harness runs each test in a forked process and ends it with longjmp on
  * ASSERT failure. Never use ASSERT_* / EXPECT_* in a thread or in a child
@@ -40,24 +43,7 @@
 
 #include "wq.h"
 #include "kselftest_harness.h"
-
-/* ---- time ------------------------------------------------------------ */
-
-static inline int64_t wqt_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static inline void wqt_sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
+#include "wq_test_time.h"
 
 /* ---- names and keys ---------------------------------------------------- */
 
@@ -136,6 +122,17 @@ static inline int wqt_stat(int fd, struct wq_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	return wq_stat(fd, st);
+}
+
+/* A new queue with max_items (0: the module default), named by wqt_name()
+ * into name; its fd or the error. */
+static inline int wqt_create_bounded(char name[WQ_NAME_MAX], const char *tag,
+				     uint32_t max_items)
+{
+	struct wq_attr attr = { .max_items = max_items };
+
+	wqt_name(name, tag);
+	return wq_create(name, &attr);
 }
 
 /* ---- shared memory ----------------------------------------------------- */
@@ -335,12 +332,11 @@ static inline void wqt_reap_all(void)
 			wqt_kill_child(wqt_children[i]);
 }
 
-/* ---- fixture ------------------------------------------------------------ */
-
-/* ---- string keys and the clock, for tests that name their keys ---- */
+/* ---- string keys ------------------------------------------------------- */
 
 #define ADD(fd, s)	wq_add(fd, s, strlen(s))
 #define DONE(fd, s)	wq_done(fd, s, strlen(s))
+#define AFTER(fd, s, d)	wq_add_after(fd, s, strlen(s), (uint64_t)(d))
 
 /* wq_get into a NUL-terminated buffer (cap includes the NUL). */
 static inline ssize_t get_str(int fd, char *buf, size_t cap, int timeout_ms)
@@ -360,19 +356,15 @@ static inline ssize_t get_str(int fd, char *buf, size_t cap, int timeout_ms)
 		ASSERT_STREQ(s, _b);					\
 	} while (0)
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-static inline int64_t now_ns(void)
-{
-	struct timespec ts;
+/* Nothing is queued: a get without waiting is -EAGAIN. */
+#define EXPECT_NOTHING(fd) do {						\
+		char _b[WQ_KEY_MAX + 1];				\
+		ssize_t _n = get_str(fd, _b, sizeof(_b), 0);		\
+		ASSERT_EQ(-EAGAIN, _n) TH_LOG("got %s",		\
+					      _n >= 0 ? _b : strerror(-_n)); \
+	} while (0)
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static inline double ms_of(int64_t ns)
-{
-	return ns / 1e6;
-}
+/* ---- fixture ------------------------------------------------------------ */
 
 /*
  * WQT_FIXTURE(f): a fixture "f" whose setup creates a fresh queue with a

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The raw ioctl ABI of /dev/wq (uapi/linux/wq.h), without libwq: for the
+ * ABI tests, and for what libwq does not offer (creating a queue with
+ * max_tracked, the module's limits).
+ *
+ * xioctl() and the raw_*() helpers return 0 or a positive errno (also for
+ * an ioctl whose result is positive, e.g. GET's length).
+ */
+#ifndef WQ_TEST_IOCTL_H
+#define WQ_TEST_IOCTL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "uapi/linux/wq.h"
+
+static inline int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+}
+
+/* A name field: s, zero-padded. */
+static inline void set_name(char name[WQ_NAME_MAX], const char *s)
+{
+	memset(name, 0, WQ_NAME_MAX);
+	memcpy(name, s, strnlen(s, WQ_NAME_MAX));
+}
+
+/* A new handle of /dev/wq, not bound to a queue; the fd or -errno. */
+static inline int raw_open_dev(void)
+{
+	int fd = open("/dev/wq", O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * WQ_IOC_CREATE on the unbound handle fd, which is then bound to the new
+ * queue. lim NULL: an empty limiter (none); 0 for max_items or max_tracked:
+ * the module's default.
+ */
+static inline int raw_create(int fd, const char *name,
+			     const struct wq_limiter *lim, uint32_t max_items,
+			     uint32_t max_tracked)
+{
+	struct wq_create c;
+
+	memset(&c, 0, sizeof(c));
+	set_name(c.name, name);
+	c.max_items = max_items;
+	c.max_tracked = max_tracked;
+	if (lim)
+		c.limiter = *lim;
+	return xioctl(fd, WQ_IOC_CREATE, &c);
+}
+
+static inline int raw_add(int fd, const void *key, uint32_t len)
+{
+	struct wq_add a = { .key_len = len, .key = (uintptr_t)key };
+
+	return xioctl(fd, WQ_IOC_ADD, &a);
+}
+
+static inline int raw_stat(int fd, struct wq_queue_info *qi)
+{
+	memset(qi, 0, sizeof(*qi));
+	return xioctl(fd, WQ_IOC_STAT, qi);
+}
+
+/* WQ_IOC_MODULE_INFO on a handle of its own. */
+static inline int raw_module_info(struct wq_module_info *mi)
+{
+	int fd = raw_open_dev(), r;
+
+	if (fd < 0)
+		return -fd;
+	memset(mi, 0, sizeof(*mi));
+	r = xioctl(fd, WQ_IOC_MODULE_INFO, mi);
+	close(fd);
+	return r;
+}
+
+#endif /* WQ_TEST_IOCTL_H */
