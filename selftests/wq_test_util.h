@@ -11,6 +11,7 @@
  *   be handed out after its last add
  * - child processes that are always reaped, even when an ASSERT fails
  * - string keys (ADD, DONE, AFTER, get_str, EXPECT_GET, EXPECT_NOTHING)
+ * - a blocking get or drain in a thread of its own (struct wqt_bg)
  * - WQT_FIXTURE: a fresh queue per test
  *
  * The harness runs each test in a forked process and ends it with longjmp on
@@ -363,6 +364,77 @@ static inline ssize_t get_str(int fd, char *buf, size_t cap, int timeout_ms)
 		ASSERT_EQ(-EAGAIN, _n) TH_LOG("got %s",		\
 					      _n >= 0 ? _b : strerror(-_n)); \
 	} while (0)
+
+/* ---- a blocking call in a thread of its own ------------------------------ */
+
+/*
+ * A get or a shutdown with drain, made by a thread while the test goes on:
+ * the test checks whether it has returned yet and, once it has, what it
+ * returned and how long it took.
+ */
+enum wqt_call { WQT_GET, WQT_DRAIN };
+
+struct wqt_bg {
+	enum wqt_call call;
+	int fd;
+	int timeout_ms;
+	atomic_int returned;
+	ssize_t ret;			/* the call's result */
+	int64_t took_ns;		/* how long the call took */
+	char buf[WQ_KEY_MAX + 1];	/* WQT_GET: the key, NUL-terminated */
+	pthread_t th;
+};
+
+static inline void *wqt_bg_fn(void *p)
+{
+	struct wqt_bg *b = p;
+	int64_t t0 = now_ns();
+
+	if (b->call == WQT_GET)
+		b->ret = get_str(b->fd, b->buf, sizeof(b->buf), b->timeout_ms);
+	else
+		b->ret = wq_shutdown_with_drain(b->fd, b->timeout_ms);
+	b->took_ns = now_ns() - t0;
+	atomic_store(&b->returned, 1);
+	return NULL;
+}
+
+/* Starts the call on fd in a new thread; pthread_create()'s result. */
+static inline int wqt_bg_start(struct wqt_bg *b, enum wqt_call call, int fd,
+			       int timeout_ms)
+{
+	b->call = call;
+	b->fd = fd;
+	b->timeout_ms = timeout_ms;
+	b->ret = 0;
+	b->took_ns = 0;
+	atomic_store(&b->returned, 0);
+	return pthread_create(&b->th, NULL, wqt_bg_fn, b);
+}
+
+static inline bool wqt_bg_returned(struct wqt_bg *b)
+{
+	return atomic_load(&b->returned);
+}
+
+/* Waits up to ms for the call to return; joins the thread if it did. */
+static inline bool wqt_bg_wait(struct wqt_bg *b, int ms)
+{
+	int64_t end = wqt_now_ms() + ms;
+
+	while (!wqt_bg_returned(b) && wqt_now_ms() < end)
+		wqt_sleep_ms(5);
+	if (!wqt_bg_returned(b))
+		return false;
+	pthread_join(b->th, NULL);
+	return true;
+}
+
+/* Waits for the call to return, however long that takes. */
+static inline void wqt_bg_join(struct wqt_bg *b)
+{
+	pthread_join(b->th, NULL);
+}
 
 /* ---- fixture ------------------------------------------------------------ */
 
