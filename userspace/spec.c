@@ -26,7 +26,7 @@
 static const struct {
 	const char *name;
 	uint64_t ns;
-} wq_units[] = {	/* longest name first where one is a prefix */
+} wq_units[] = {	/* a unit is its longest match: "ms" is not "m" */
 	{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "ms", 1000000 },
 	{ "s", NS_PER_SEC }, { "m", 60 * NS_PER_SEC },
 	{ "h", 3600 * NS_PER_SEC },
@@ -82,8 +82,7 @@ static const char *wq_duration(const char *s, uint64_t *ns)
 		for (u = 0; u < sizeof(wq_units) / sizeof(wq_units[0]); u++) {
 			size_t n = strlen(wq_units[u].name);
 
-			if (!strncmp(s, wq_units[u].name, n) && n > ulen &&
-			    !(n == 1 && s[0] == 'm' && s[1] == 's')) {
+			if (n > ulen && !strncmp(s, wq_units[u].name, n)) {
 				unit = wq_units[u].ns;
 				ulen = n;
 			}
