@@ -10,13 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "wq.h"
 #include "wq_internal.h"
-
-#define WQ_DEVICE "/dev/wq"
 
 /* ioctl that returns -errno; ENOTTY means fd is not a /dev/wq handle. */
 static int wq_ioctl(int fd, unsigned long cmd, void *arg)
@@ -34,7 +31,7 @@ static int wq_ioctl(int fd, unsigned long cmd, void *arg)
 static int wq_open_device(void)
 {
 	int saved = errno;
-	int fd = open(WQ_DEVICE, O_RDWR | O_CLOEXEC);
+	int fd = open(WQ_DEV_PATH, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
 		fd = -errno;
@@ -43,30 +40,22 @@ static int wq_open_device(void)
 	return fd;
 }
 
+/* The name, zero-padded as the ABI wants it. */
 static int wq_copy_name(char dst[WQ_NAME_MAX], const char *name)
 {
-	size_t len;
-
-	if (!name)
-		return -EINVAL;
-	len = strnlen(name, WQ_NAME_MAX);
-	if (len == 0 || len == WQ_NAME_MAX)
+	if (!name || !wq_name_valid(name))
 		return -EINVAL;
 	memset(dst, 0, WQ_NAME_MAX);
-	memcpy(dst, name, len);
+	memcpy(dst, name, strlen(name));
 	return 0;
 }
 
-/* Absolute CLOCK_MONOTONIC deadline timeout_ms from now (< 0: none). */
+/* The deadline timeout_ms from now (< 0: none). */
 static uint64_t wq_deadline(int timeout_ms)
 {
-	struct timespec ts;
-
 	if (timeout_ms < 0)
 		return WQ_DEADLINE_NONE;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec +
-	       (uint64_t)timeout_ms * 1000000ULL;
+	return wq_deadline_after((uint64_t)timeout_ms * WQ_NSEC_PER_MSEC);
 }
 
 /* Runs a naming ioctl on a fresh /dev/wq fd; keeps the fd if asked. */
@@ -135,24 +124,18 @@ int wq_close(int fd)
 	/* Only close what is a queue handle: never someone else's fd. */
 	ret = wq_ioctl(fd, WQ_IOC_STAT, &info);
 	if (ret < 0)
-		return ret == -EBADF ? -EBADF : ret;
+		return ret;
 	return close(fd) ? -errno : 0;
-}
-
-static int wq_check_key(const void *key, size_t len)
-{
-	(void)key;
-	return (len < 1 || len > WQ_KEY_MAX) ? -EINVAL : 0;
 }
 
 static int wq_add_ex(int fd, const void *key, size_t len, uint32_t flags,
 		     uint64_t *delay_ns)
 {
 	struct wq_add a;
-	int ret = wq_check_key(key, len);
+	int ret;
 
-	if (ret)
-		return ret;
+	if (!wq_key_len_valid(len))
+		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	a.flags = flags;
 	a.key_len = (uint32_t)len;
@@ -217,10 +200,10 @@ static int wq_key_op(int fd, unsigned long cmd, const void *key, size_t len,
 		     uint64_t *value)
 {
 	struct wq_key k;
-	int ret = wq_check_key(key, len);
+	int ret;
 
-	if (ret)
-		return ret;
+	if (!wq_key_len_valid(len))
+		return -EINVAL;
 	memset(&k, 0, sizeof(k));
 	k.key_len = (uint32_t)len;
 	k.key = (uintptr_t)key;

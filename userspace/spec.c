@@ -20,7 +20,6 @@
 #include "wq.h"
 #include "wq_internal.h"
 
-#define NS_PER_SEC	1000000000ULL
 #define DURATION_MAX	((uint64_t)INT64_MAX)	/* as Go's time.Duration */
 
 static const struct {
@@ -28,8 +27,8 @@ static const struct {
 	uint64_t ns;
 } wq_units[] = {	/* a unit is its longest match: "ms" is not "m" */
 	{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "ms", 1000000 },
-	{ "s", NS_PER_SEC }, { "m", 60 * NS_PER_SEC },
-	{ "h", 3600 * NS_PER_SEC },
+	{ "s", WQ_NSEC_PER_SEC }, { "m", 60 * WQ_NSEC_PER_SEC },
+	{ "h", 3600 * WQ_NSEC_PER_SEC },
 };
 
 /* Parses [0-9]+(.[0-9]*)? or .[0-9]+ into int and fraction/scale. */
@@ -123,8 +122,8 @@ int wq_format_duration(char *buf, size_t cap, uint64_t ns)
 		const char *name;
 		uint64_t ns;
 	} units[] = {
-		{ "h", 3600 * NS_PER_SEC }, { "m", 60 * NS_PER_SEC },
-		{ "s", NS_PER_SEC }, { "ms", 1000000 }, { "us", 1000 },
+		{ "h", 3600 * WQ_NSEC_PER_SEC }, { "m", 60 * WQ_NSEC_PER_SEC },
+		{ "s", WQ_NSEC_PER_SEC }, { "ms", 1000000 }, { "us", 1000 },
 	};
 	size_t u;
 	int n;
@@ -165,9 +164,9 @@ static const char *wq_qps(const char *s, uint64_t *rate)
 	uint64_t i, f, scale;
 
 	s = wq_parse_decimal(s, &i, &f, &scale);
-	if (!s || scale > NS_PER_SEC || i > UINT64_MAX / NS_PER_SEC / 2)
+	if (!s || scale > WQ_NSEC_PER_SEC || i > UINT64_MAX / WQ_NSEC_PER_SEC / 2)
 		return NULL;
-	*rate = i * NS_PER_SEC + f * (NS_PER_SEC / scale);
+	*rate = i * WQ_NSEC_PER_SEC + f * (WQ_NSEC_PER_SEC / scale);
 	return *rate ? s : NULL;
 }
 
@@ -268,7 +267,7 @@ int wq_limiter_check(const char *spec)
 
 static int wq_format_qps(char *buf, size_t cap, uint64_t rate)
 {
-	uint64_t i = rate / NS_PER_SEC, f = rate % NS_PER_SEC;
+	uint64_t i = rate / WQ_NSEC_PER_SEC, f = rate % WQ_NSEC_PER_SEC;
 	int digits = 9;
 
 	if (!f)

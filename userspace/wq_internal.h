@@ -1,14 +1,63 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* libwq internals shared between its files. Not installed. */
+/*
+ * libwq internals shared between its files and with wqctl, which links
+ * libwq.a statically. Not installed: the rules written here once are the
+ * userspace side of what the module checks again.
+ */
 #ifndef LIBWQ_INTERNAL_H
 #define LIBWQ_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
 
 #include "../uapi/linux/wq.h"
+
+#define WQ_NSEC_PER_MSEC	1000000ULL
+#define WQ_NSEC_PER_SEC		1000000000ULL
 
 /* Rate-limiter spec text <-> the ABI's fixed-width description. */
 int wq_limiter_parse(const char *spec, struct wq_limiter *lim);
 int wq_limiter_format(const struct wq_limiter *lim, char *buf, size_t cap);
+
+/* A queue name: [A-Za-z0-9._-]{1,63}. */
+static inline bool wq_name_valid(const char *name)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	size_t len = strnlen(name, WQ_NAME_MAX);
+
+	return len > 0 && len < WQ_NAME_MAX && strspn(name, chars) == len;
+}
+
+/* A key: 1 to WQ_KEY_MAX bytes. */
+static inline bool wq_key_len_valid(size_t len)
+{
+	return len >= 1 && len <= WQ_KEY_MAX;
+}
+
+/* The clock of every deadline_ns in the ABI. */
+static inline uint64_t wq_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * WQ_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The deadline delay_ns from now. It saturates one short of
+ * WQ_DEADLINE_NONE: a finite wait, however long, must not become an
+ * endless one.
+ */
+static inline uint64_t wq_deadline_after(uint64_t delay_ns)
+{
+	uint64_t now = wq_now_ns();
+
+	return delay_ns > WQ_DEADLINE_NONE - 1 - now ?
+	       WQ_DEADLINE_NONE - 1 : now + delay_ns;
+}
 
 #endif /* LIBWQ_INTERNAL_H */

@@ -212,7 +212,7 @@ static int create_queue(void)
 	fd = wq_create(QUEUE, NULL);
 	if (fd < 0) {
 		fprintf(stderr, "demo: wq_create: %s%s\n", strerror(-fd),
-			access("/dev/wq", F_OK) ? " (is the wq module loaded?)" : "");
+			access(WQ_DEV_PATH, F_OK) ? " (is the wq module loaded?)" : "");
 		return -1;
 	}
 	return 0;

@@ -19,6 +19,7 @@ extern "C" {
 
 #define WQ_KEY_MAX	4096	/* longest key, in bytes */
 #define WQ_NAME_MAX	64	/* queue name buffer, NUL included */
+#define WQ_DEV_PATH	"/dev/wq"	/* there when the module is loaded */
 
 /* ---- Queues ---------------------------------------------------------- */
 
