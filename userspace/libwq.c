@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -38,6 +39,12 @@ static int wq_open_device(void)
 		errno = saved;
 	}
 	return fd;
+}
+
+/* The ABI's counters are wider than the int that a call returns. */
+static int wq_clamp_int(uint64_t n)
+{
+	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 /* The name, zero-padded as the ABI wants it. */
@@ -96,24 +103,25 @@ int wq_create(const char *name, const struct wq_attr *attr)
 	return wq_named(WQ_IOC_CREATE, &c, 1);
 }
 
-int wq_open(const char *name)
+/* OPEN and DESTROY: a struct wq_name is all they take. */
+static int wq_by_name(unsigned long cmd, const char *name, int keep)
 {
 	struct wq_name n;
 	int ret;
 
 	memset(&n, 0, sizeof(n));
 	ret = wq_copy_name(n.name, name);
-	return ret ? ret : wq_named(WQ_IOC_OPEN, &n, 1);
+	return ret ? ret : wq_named(cmd, &n, keep);
+}
+
+int wq_open(const char *name)
+{
+	return wq_by_name(WQ_IOC_OPEN, name, 1);
 }
 
 int wq_destroy(const char *name)
 {
-	struct wq_name n;
-	int ret;
-
-	memset(&n, 0, sizeof(n));
-	ret = wq_copy_name(n.name, name);
-	return ret ? ret : wq_named(WQ_IOC_DESTROY, &n, 0);
+	return wq_by_name(WQ_IOC_DESTROY, name, 0);
 }
 
 int wq_close(int fd)
@@ -128,46 +136,57 @@ int wq_close(int fd)
 	return close(fd) ? -errno : 0;
 }
 
-static int wq_add_ex(int fd, const void *key, size_t len, uint32_t flags,
-		     uint64_t *delay_ns)
+/*
+ * ADD and the calls on one key (DONE, FORGET, NUM_REQUEUES) take one
+ * layout: flags, the key, and a value in (ADD's delay; 0 for the others)
+ * and out (the delay used, the failure count). One function fills it;
+ * the asserts keep the two uapi structs from drifting apart under it.
+ */
+_Static_assert(sizeof(struct wq_add) == sizeof(struct wq_key) &&
+	       offsetof(struct wq_add, flags) == offsetof(struct wq_key, flags) &&
+	       offsetof(struct wq_add, key_len) ==
+	       offsetof(struct wq_key, key_len) &&
+	       offsetof(struct wq_add, key) == offsetof(struct wq_key, key) &&
+	       offsetof(struct wq_add, delay_ns) ==
+	       offsetof(struct wq_key, value),
+	       "struct wq_add and struct wq_key must share their layout");
+
+static int wq_key_call(int fd, unsigned long cmd, uint32_t flags,
+		       const void *key, size_t len, uint64_t in, uint64_t *out)
 {
-	struct wq_add a;
+	struct wq_key k;
 	int ret;
 
 	if (!wq_key_len_valid(len))
 		return -EINVAL;
-	memset(&a, 0, sizeof(a));
-	a.flags = flags;
-	a.key_len = (uint32_t)len;
-	a.key = (uintptr_t)key;
-	a.delay_ns = *delay_ns;
-	ret = wq_ioctl(fd, WQ_IOC_ADD, &a);
-	if (ret >= 0)
-		*delay_ns = a.delay_ns;
-	return ret < 0 ? ret : 0;
+	memset(&k, 0, sizeof(k));
+	k.flags = flags;
+	k.key_len = (uint32_t)len;
+	k.key = (uintptr_t)key;
+	k.value = in;
+	ret = wq_ioctl(fd, cmd, &k);
+	if (ret < 0)
+		return ret;
+	if (out)
+		*out = k.value;
+	return 0;
 }
 
 int wq_add(int fd, const void *key, size_t len)
 {
-	uint64_t delay = 0;
-
-	return wq_add_ex(fd, key, len, 0, &delay);
+	return wq_key_call(fd, WQ_IOC_ADD, 0, key, len, 0, NULL);
 }
 
 int wq_add_after(int fd, const void *key, size_t len, uint64_t delay_ns)
 {
-	return wq_add_ex(fd, key, len, 0, &delay_ns);
+	return wq_key_call(fd, WQ_IOC_ADD, 0, key, len, delay_ns, NULL);
 }
 
 int wq_add_rate_limited(int fd, const void *key, size_t len,
 			uint64_t *delay_ns)
 {
-	uint64_t delay = 0;
-	int ret = wq_add_ex(fd, key, len, WQ_ADD_RATE_LIMITED, &delay);
-
-	if (ret == 0 && delay_ns)
-		*delay_ns = delay;
-	return ret;
+	return wq_key_call(fd, WQ_IOC_ADD, WQ_ADD_RATE_LIMITED, key, len, 0,
+			   delay_ns);
 }
 
 static ssize_t wq_get_ex(int fd, void *buf, size_t cap, int timeout_ms,
@@ -196,41 +215,22 @@ ssize_t wq_get_detached(int fd, void *buf, size_t cap, int timeout_ms)
 	return wq_get_ex(fd, buf, cap, timeout_ms, WQ_GET_DETACH);
 }
 
-static int wq_key_op(int fd, unsigned long cmd, const void *key, size_t len,
-		     uint64_t *value)
-{
-	struct wq_key k;
-	int ret;
-
-	if (!wq_key_len_valid(len))
-		return -EINVAL;
-	memset(&k, 0, sizeof(k));
-	k.key_len = (uint32_t)len;
-	k.key = (uintptr_t)key;
-	ret = wq_ioctl(fd, cmd, &k);
-	if (ret >= 0 && value)
-		*value = k.value;
-	return ret < 0 ? ret : 0;
-}
-
 int wq_done(int fd, const void *key, size_t len)
 {
-	return wq_key_op(fd, WQ_IOC_DONE, key, len, NULL);
+	return wq_key_call(fd, WQ_IOC_DONE, 0, key, len, 0, NULL);
 }
 
 int wq_forget(int fd, const void *key, size_t len)
 {
-	return wq_key_op(fd, WQ_IOC_FORGET, key, len, NULL);
+	return wq_key_call(fd, WQ_IOC_FORGET, 0, key, len, 0, NULL);
 }
 
 int wq_num_requeues(int fd, const void *key, size_t len)
 {
 	uint64_t n = 0;
-	int ret = wq_key_op(fd, WQ_IOC_NUM_REQUEUES, key, len, &n);
+	int ret = wq_key_call(fd, WQ_IOC_NUM_REQUEUES, 0, key, len, 0, &n);
 
-	if (ret)
-		return ret;
-	return n > INT_MAX ? INT_MAX : (int)n;
+	return ret ? ret : wq_clamp_int(n);
 }
 
 static int wq_info(int fd, struct wq_queue_info *info)
@@ -244,9 +244,7 @@ int wq_len(int fd)
 	struct wq_queue_info info;
 	int ret = wq_info(fd, &info);
 
-	if (ret < 0)
-		return ret;
-	return info.queued > INT_MAX ? INT_MAX : (int)info.queued;
+	return ret < 0 ? ret : wq_clamp_int(info.queued);
 }
 
 int wq_shutting_down(int fd)
@@ -254,32 +252,36 @@ int wq_shutting_down(int fd)
 	struct wq_queue_info info;
 	int ret = wq_info(fd, &info);
 
-	if (ret < 0)
-		return ret;
-	return !!(info.state & WQ_STATE_SHUTTING_DOWN);
+	return ret < 0 ? ret : !!(info.state & WQ_STATE_SHUTTING_DOWN);
+}
+
+static int wq_shutdown_ex(int fd, uint32_t flags, uint64_t deadline_ns)
+{
+	struct wq_shutdown s;
+	int ret;
+
+	memset(&s, 0, sizeof(s));
+	s.flags = flags;
+	s.deadline_ns = deadline_ns;
+	ret = wq_ioctl(fd, WQ_IOC_SHUTDOWN, &s);
+	return ret < 0 ? ret : 0;
 }
 
 int wq_shutdown(int fd)
 {
-	struct wq_shutdown s;
-	int ret;
-
-	memset(&s, 0, sizeof(s));
-	ret = wq_ioctl(fd, WQ_IOC_SHUTDOWN, &s);
-	return ret < 0 ? ret : 0;
+	return wq_shutdown_ex(fd, 0, 0);
 }
 
 int wq_shutdown_with_drain(int fd, int timeout_ms)
 {
-	struct wq_shutdown s;
-	int ret;
-
-	memset(&s, 0, sizeof(s));
-	s.flags = WQ_SHUTDOWN_DRAIN;
-	s.deadline_ns = wq_deadline(timeout_ms);
-	ret = wq_ioctl(fd, WQ_IOC_SHUTDOWN, &s);
-	return ret < 0 ? ret : 0;
+	return wq_shutdown_ex(fd, WQ_SHUTDOWN_DRAIN, wq_deadline(timeout_ms));
 }
+
+/* The fields of struct wq_stats that are the ABI's, under the same name. */
+#define WQ_STATS_AS_IS(X)						\
+	X(queued) X(processing) X(waiting) X(dirty) X(keys) X(tracked)	\
+	X(max_tracked) X(evicted) X(max_items) X(handles) X(uid) X(gid)	\
+	X(mode) X(adds) X(retries)
 
 static void wq_stats_from_info(struct wq_stats *st,
 			       const struct wq_queue_info *info)
@@ -288,24 +290,12 @@ static void wq_stats_from_info(struct wq_stats *st,
 	memcpy(st->name, info->name, WQ_NAME_MAX);
 	st->name[WQ_NAME_MAX - 1] = '\0';
 	wq_limiter_format(&info->limiter, st->limiter, sizeof(st->limiter));
-	st->queued = info->queued;
-	st->processing = info->processing;
-	st->waiting = info->waiting;
-	st->dirty = info->dirty;
-	st->keys = info->keys;
-	st->tracked = info->tracked;
-	st->max_tracked = info->max_tracked;
-	st->evicted = info->evicted;
-	st->max_items = info->max_items;
-	st->handles = info->handles;
-	st->uid = info->uid;
-	st->gid = info->gid;
-	st->mode = info->mode;
+#define WQ_COPY(field)	st->field = info->field;
+	WQ_STATS_AS_IS(WQ_COPY)
+#undef WQ_COPY
 	st->shutting_down = !!(info->state & WQ_STATE_SHUTTING_DOWN);
 	st->draining = !!(info->state & WQ_STATE_DRAINING);
 	st->unlinked = !!(info->state & WQ_STATE_UNLINKED);
-	st->adds = info->adds;
-	st->retries = info->retries;
 }
 
 int wq_stat(int fd, struct wq_stats *st)
@@ -352,7 +342,7 @@ int wq_list(struct wq_stats *st, size_t cap)
 	if (ret >= 0) {
 		for (uint32_t i = 0; i < l.count; i++)
 			wq_stats_from_info(&st[i], &infos[i]);
-		ret = l.total > INT_MAX ? INT_MAX : (int)l.total;
+		ret = wq_clamp_int(l.total);
 	}
 	free(infos);
 	return ret;
