@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wqctl: the commands of a queue's life: create, destroy, shutdown, drain.
+ * A queue outlives wqctl (like a POSIX message queue), so create closes
+ * its handle and the queue stays.
+ */
+#include "wqctl.h"
+
+int cmd_create(struct ctx *c)
+{
+	int fd = wq_create(c->args[0], &c->attr);
+
+	if (fd < 0)
+		return fail(c, NULL, fd);
+	wq_close(fd);
+	return RC_OK;
+}
+
+int cmd_destroy(struct ctx *c)
+{
+	int err = wq_destroy(c->args[0]);
+
+	return err < 0 ? fail(c, NULL, err) : RC_OK;
+}
+
+int cmd_shutdown(struct ctx *c)
+{
+	int err = wq_shutdown(c->fd);
+
+	return err < 0 ? fail(c, NULL, err) : RC_OK;
+}
+
+int cmd_drain(struct ctx *c)
+{
+	int ms = c->has_timeout ? ns_to_ms(c->timeout_ns) : -1;
+	int err = wq_shutdown_with_drain(c->fd, ms);
+
+	return err < 0 ? fail(c, NULL, err) : RC_OK;
+}

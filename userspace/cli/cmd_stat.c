@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wqctl: the commands that only look: list, len, requeues, stat. Their
+ * output is for scripts as much as for people: one value a line, or a
+ * table with a header.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wqctl.h"
+
+static int by_name(const void *a, const void *b)
+{
+	const struct wq_stats *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+static const char *shutdown_state(const struct wq_stats *st)
+{
+	if (st->draining)
+		return "draining";
+	return st->shutting_down ? "yes" : "no";
+}
+
+static void print_list(const struct wq_stats *st, size_t n)
+{
+	int w = (int)strlen("NAME");
+
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(st[i].name) > w)
+			w = (int)strlen(st[i].name);
+	printf("%-*s %7s %10s %7s  %-8s  %s\n", w, "NAME", "QUEUED",
+	       "PROCESSING", "WAITING", "SHUTDOWN", "LIMITER");
+	for (size_t i = 0; i < n; i++)
+		printf("%-*s %7u %10u %7u  %-8s  %s\n", w, st[i].name,
+		       st[i].queued, st[i].processing, st[i].waiting,
+		       shutdown_state(&st[i]), st[i].limiter);
+}
+
+int cmd_list(struct ctx *c)
+{
+	struct wq_stats *st = NULL;
+	size_t cap = 16;
+	int n;
+
+	for (;;) {
+		struct wq_stats *bigger = realloc(st, cap * sizeof(*st));
+
+		if (!bigger) {
+			free(st);
+			return fail(c, NULL, -ENOMEM);
+		}
+		st = bigger;
+		n = wq_list(st, cap);
+		if (n < 0 || (size_t)n <= cap)
+			break;
+		cap = (size_t)n + 16;	/* queues were created meanwhile */
+	}
+	if (n < 0) {
+		free(st);
+		return fail(c, NULL, n);
+	}
+	qsort(st, (size_t)n, sizeof(*st), by_name);
+	print_list(st, (size_t)n);
+	free(st);
+	return RC_OK;
+}
+
+/* len, requeues: the number a call returned, or its error. */
+static int print_number(const struct ctx *c, int n)
+{
+	if (n < 0)
+		return fail(c, NULL, n);
+	printf("%d\n", n);
+	return RC_OK;
+}
+
+int cmd_len(struct ctx *c)
+{
+	return print_number(c, wq_len(c->fd));
+}
+
+int cmd_requeues(struct ctx *c)
+{
+	const struct key *k = &c->keys[0];
+
+	return print_number(c, wq_num_requeues(c->fd, k->bytes, k->len));
+}
+
+static const char *yes_no(int b)
+{
+	return b ? "yes" : "no";
+}
+
+int cmd_stat(struct ctx *c)
+{
+	struct wq_stats st;
+	int err = wq_stat(c->fd, &st);
+
+	if (err < 0)
+		return fail(c, NULL, err);
+	printf("name: %s\n", st.name);
+	printf("limiter: %s\n", st.limiter);
+	printf("queued: %u\n", st.queued);
+	printf("processing: %u\n", st.processing);
+	printf("waiting: %u\n", st.waiting);
+	printf("dirty: %u\n", st.dirty);
+	printf("keys: %u\n", st.keys);
+	printf("tracked: %u\n", st.tracked);
+	printf("max_tracked: %u\n", st.max_tracked);
+	printf("max_items: %u\n", st.max_items);
+	printf("handles: %u\n", st.handles);
+	printf("uid: %u\n", st.uid);
+	printf("gid: %u\n", st.gid);
+	printf("mode: %04o\n", st.mode);
+	printf("shutting_down: %s\n", yes_no(st.shutting_down));
+	printf("draining: %s\n", yes_no(st.draining));
+	printf("unlinked: %s\n", yes_no(st.unlinked));
+	printf("adds: %llu\n", (unsigned long long)st.adds);
+	printf("retries: %llu\n", (unsigned long long)st.retries);
+	printf("evicted: %llu\n", (unsigned long long)st.evicted);
+	return RC_OK;
+}

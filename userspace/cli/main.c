@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wqctl: the shell tool for the work queues of the wq module (/dev/wq).
+ *
+ *	wqctl create jobs --limiter exponential:5ms:10s
+ *	wqctl add jobs ns/pod-1 ns/pod-2 ns/pod-1
+ *	key=$(wqctl get jobs --timeout 5s) && work "$key"; wqctl done jobs "$key"
+ *
+ * Everything goes through libwq (wq.h, spec/libwq.md). This file is the
+ * command table, the help, and main: parse, open the queue, run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wqctl.h"
+
+static const struct command commands[] = {
+	{ "create", cmd_create, OPT(O_LIMITER) | OPT(O_MAX_ITEMS) | OPT(O_MODE),
+	  1, 1, false,
+	  " NAME [--limiter SPEC] [--max-items N] [--mode OCTAL]",
+	  "Create the queue NAME ([A-Za-z0-9._-], 1 to 63 characters).\n"
+	  "  --limiter SPEC   rate limiter, e.g. exponential:5ms:1000s,bucket:10:100\n"
+	  "                   (terms: exponential:BASE:MAX bucket:QPS:BURST\n"
+	  "                   fastslow:FAST:SLOW:N maxwait:MAX default none)\n"
+	  "  --max-items N    most distinct keys held at once (default: the module's)\n"
+	  "  --mode OCTAL     permission bits, like chmod (default 0600)\n" },
+	{ "destroy", cmd_destroy, 0, 1, 1, false, " NAME",
+	  "Remove the name NAME; open handles keep working until closed.\n" },
+	{ "list", cmd_list, 0, 0, 0, false, "",
+	  "List the queues, sorted by name. SHUTDOWN is yes, no, or draining\n"
+	  "(a 'wqctl drain' is waiting).\n" },
+	{ "add", cmd_add, OPT(O_AFTER) | OPT(O_RATE_LIMITED) | OPT(O_ESCAPED),
+	  2, -1, true,
+	  " NAME KEY... [--after DURATION | --rate-limited] [--escaped]",
+	  "Add each KEY (stops at the first failure). A key already queued keeps\n"
+	  "its place; a key being processed is queued again at its done.\n"
+	  "  --after DURATION  add once DURATION has passed (wq_add_after)\n"
+	  "  --rate-limited    wait as long as the queue's rate limiter says, and\n"
+	  "                    print \"KEY: delay DURATION\" (wq_add_rate_limited)\n"
+	  "  -e, --escaped     keys are C-escaped as get prints them (\\n, \\xNN, \\\\)\n" },
+	{ "get", cmd_get,
+	  OPT(O_TIMEOUT) | OPT(O_DONE) | OPT(O_COUNT) | OPT(O_RAW),
+	  1, 1, true,
+	  " NAME [--timeout DURATION] [--done] [-n COUNT] [--raw]",
+	  "Take the key at the head of the queue and print it on a line of its own.\n"
+	  "The key stays processing after wqctl exits, until 'wqctl done NAME KEY'.\n"
+	  "A key with bytes other than printable ASCII is printed C-escaped\n"
+	  "(give it back with 'wqctl done -e').\n"
+	  "  -t, --timeout DURATION  wait at most this long (default: forever;\n"
+	  "                          0: never wait)\n"
+	  "  --done                  consume: mark each key done once printed\n"
+	  "  -n, --count COUNT       take up to COUNT keys (one deadline for all);\n"
+	  "                          exits 0 if at least one was taken\n"
+	  "  --raw                   write the key's bytes as they are, no newline\n"
+	  "                          (one key only)\n"
+	  "Exits 3 when there is nothing to get in time, 4 when the queue is\n"
+	  "shutting down and empty.\n" },
+	{ "done", cmd_done, OPT(O_ESCAPED), 2, -1, true, " NAME KEY... [--escaped]",
+	  "End the processing of each KEY; a key added meanwhile is queued again.\n"
+	  "Fails if a key is not being processed.\n"
+	  "  -e, --escaped     keys are C-escaped as get prints them\n" },
+	{ "len", cmd_len, 0, 1, 1, true, " NAME",
+	  "Print the number of queued keys (not processing or waiting ones).\n" },
+	{ "shutdown", cmd_shutdown, 0, 1, 1, true, " NAME",
+	  "Stop accepting keys and wake every waiting get; waiting (--after)\n"
+	  "keys are dropped. Queued keys are still handed out.\n" },
+	{ "drain", cmd_drain, OPT(O_TIMEOUT), 1, 1, true,
+	  " NAME [--timeout DURATION]",
+	  "Shut the queue down, then wait until nothing is queued or processing\n"
+	  "(keys taken by 'wqctl get' count until 'wqctl done').\n"
+	  "  -t, --timeout DURATION  give up (exit 1) after DURATION (default: never)\n" },
+	{ "forget", cmd_forget, OPT(O_ESCAPED), 2, -1, true,
+	  " NAME KEY... [--escaped]",
+	  "Make the rate limiter forget the failures of each KEY.\n"
+	  "  -e, --escaped     keys are C-escaped as get prints them\n" },
+	{ "requeues", cmd_requeues, OPT(O_ESCAPED), 2, 2, true,
+	  " NAME KEY [--escaped]",
+	  "Print the rate limiter's failure count of KEY.\n"
+	  "  -e, --escaped     the key is C-escaped as get prints it\n" },
+	{ "stat", cmd_stat, 0, 1, 1, true, " NAME",
+	  "Print the queue's statistics as \"field: value\" lines.\n" },
+};
+
+#define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))
+
+static void print_help(FILE *f)
+{
+	fputs("usage: wqctl COMMAND [ARGS...] [OPTIONS]\n"
+	      "\n"
+	      "Work queues of the wq kernel module (" WQ_DEV "): client-go's\n"
+	      "util/workqueue, shared between processes.\n"
+	      "\n"
+	      "Commands:\n", f);
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		const struct command *cmd = &commands[i];
+		int pad = *cmd->usage ? 8 - (int)strlen(cmd->name) : 0;
+
+		fprintf(f, "  %s%*s%s\n", cmd->name, pad, "", cmd->usage);
+	}
+	fputs("  help     [COMMAND]\n"
+	      "\n"
+	      "Options may come before or after the arguments; '--' ends them (for\n"
+	      "keys that begin with '-'). Durations are written as in Go: 250ms, 5s,\n"
+	      "1.5s, 2m, 1h30m. 'wqctl COMMAND --help' describes one command.\n"
+	      "\n"
+	      "Exit status:\n"
+	      "  0  success\n"
+	      "  1  the operation failed (the reason is on stderr)\n"
+	      "  2  usage error\n"
+	      "  3  get: nothing to get (timed out, or nothing queued with --timeout 0)\n"
+	      "  4  get: the queue is shutting down and empty\n", f);
+}
+
+static void print_command_help(const struct command *cmd)
+{
+	printf("usage: wqctl %s%s\n\n%s", cmd->name, cmd->usage, cmd->help);
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	if (argc < 1) {
+		print_help(stdout);
+		return RC_OK;
+	}
+	cmd = find_command(argv[0]);
+	if (!cmd)
+		return usage_error(NULL, "unknown command '%s'", argv[0]);
+	print_command_help(cmd);
+	return RC_OK;
+}
+
+static int run(struct ctx *c, int argc, char **argv)
+{
+	int rc;
+
+	c->args = calloc((size_t)argc + 1, sizeof(*c->args));
+	if (!c->args) {
+		fputs("wqctl: out of memory\n", stderr);
+		return RC_FAIL;
+	}
+	rc = parse_argv(c, argc, argv);
+	if (rc)
+		return rc;
+	if (has(c, O_HELP)) {
+		print_command_help(c->cmd);
+		return RC_OK;
+	}
+	rc = check_args(c);
+	if (!rc)
+		rc = parse_values(c);
+	if (rc)
+		return rc;
+	if (c->cmd->open_queue) {
+		int fd = wq_open(c->args[0]);
+
+		if (fd < 0)
+			return fail(c, NULL, fd);
+		c->fd = fd;
+	}
+	rc = c->cmd->run(c);
+	if (c->fd >= 0)
+		wq_close(c->fd);
+	return rc;
+}
+
+static void free_ctx(struct ctx *c)
+{
+	for (int i = 0; i < c->nkeys; i++)
+		free(c->keys[i].owned);
+	free(c->keys);
+	free(c->args);
+}
+
+/* Output that never reached its file is a failure too. */
+static int finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (rc == RC_OK)
+			fprintf(stderr, "wqctl: write error: %s\n", strerror(errno));
+		return rc == RC_OK ? RC_FAIL : rc;
+	}
+	return rc;
+}
+
+/*
+ * A closed stdin, stdout or stderr would be reused by the /dev/wq handle,
+ * and our output written into the queue device: fill them with a read-only
+ * /dev/null, on which writes fail (EBADF) as they should.
+ */
+static void guard_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (open("/dev/null", O_RDONLY) < 0)
+			break;
+	}
+}
+
+static bool is_help(const char *arg)
+{
+	return !strcmp(arg, "help") || !strcmp(arg, "--help") ||
+	       !strcmp(arg, "-h");
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx c = { .fd = -1 };
+	int rc;
+
+	guard_std_fds();
+	if (argc < 2)
+		return usage_error(NULL, "missing COMMAND");
+	if (is_help(argv[1]))
+		return finish(cmd_help(argc - 2, argv + 2));
+	c.cmd = find_command(argv[1]);
+	if (!c.cmd)
+		return usage_error(NULL, "unknown command '%s'", argv[1]);
+	rc = run(&c, argc - 2, argv + 2);
+	free_ctx(&c);
+	return finish(rc);
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wqctl: the command line into struct ctx. Options may come before or
+ * after the positional arguments; "--" ends them. Everything is checked
+ * before the queue is touched, so a usage error (exit 2) never leaves a
+ * command half done.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wqctl.h"
+
+struct option_def {
+	const char *long_name;
+	char short_name;	/* 0: none */
+	bool has_arg;
+};
+
+static const struct option_def options[NR_OPTS] = {
+	[O_LIMITER]	 = { "limiter",	     0,   true  },
+	[O_MAX_ITEMS]	 = { "max-items",    0,   true  },
+	[O_MODE]	 = { "mode",	     0,   true  },
+	[O_AFTER]	 = { "after",	     0,   true  },
+	[O_RATE_LIMITED] = { "rate-limited", 0,   false },
+	[O_TIMEOUT]	 = { "timeout",	     't', true  },
+	[O_DONE]	 = { "done",	     0,   false },
+	[O_COUNT]	 = { "count",	     'n', true  },
+	[O_RAW]		 = { "raw",	     0,   false },
+	[O_ESCAPED]	 = { "escaped",	     'e', false },
+	[O_HELP]	 = { "help",	     'h', false },
+};
+
+static const struct option_def *find_option(const char *arg)
+{
+	for (int i = 0; i < NR_OPTS; i++) {
+		const struct option_def *od = &options[i];
+
+		if (arg[1] == '-') {
+			size_t len = strcspn(arg + 2, "=");
+
+			if (strlen(od->long_name) == len &&
+			    !strncmp(arg + 2, od->long_name, len))
+				return od;
+		} else if (od->short_name && arg[1] == od->short_name) {
+			return od;
+		}
+	}
+	return NULL;
+}
+
+/* The value attached to the option itself: --name=VALUE, -nVALUE. */
+static const char *attached_value(const char *arg)
+{
+	if (arg[1] == '-') {
+		const char *eq = strchr(arg, '=');
+
+		return eq ? eq + 1 : NULL;
+	}
+	return arg[2] ? arg + 2 : NULL;
+}
+
+/* Takes argv[*i], an option; may consume argv[*i + 1] as its value. */
+static int parse_option(struct ctx *c, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i];
+	const struct option_def *od = find_option(arg);
+	const char *val = attached_value(arg);
+	int id = od ? (int)(od - options) : 0;
+
+	if (!od || !((c->cmd->opts | OPT(O_HELP)) & OPT(id)))
+		return usage_error(c->cmd, "unknown option '%s'", arg);
+	if (od->has_arg && !val) {
+		if (*i + 1 >= argc)
+			return usage_error(c->cmd, "option '%s' needs a value", arg);
+		val = argv[++*i];
+	} else if (!od->has_arg && val) {
+		return usage_error(c->cmd, "option '%s' takes no value", arg);
+	}
+	c->set |= OPT(id);
+	c->optarg[id] = val;
+	return 0;
+}
+
+int parse_argv(struct ctx *c, int argc, char **argv)
+{
+	bool options_end = false;
+
+	for (int i = 0; i < argc; i++) {
+		char *arg = argv[i];
+		int rc;
+
+		if (options_end || arg[0] != '-' || arg[1] == '\0') {
+			c->args[c->nargs++] = arg;
+		} else if (!strcmp(arg, "--")) {
+			options_end = true;
+		} else {
+			rc = parse_option(c, argc, argv, &i);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int parse_key(struct ctx *c, struct key *k, const char *arg)
+{
+	long len = (long)strlen(arg);
+
+	if (has(c, O_ESCAPED)) {
+		k->owned = malloc((size_t)len + 1);
+		if (!k->owned) {
+			fputs("wqctl: out of memory\n", stderr);
+			return RC_FAIL;
+		}
+		len = unescape(arg, k->owned);
+		k->bytes = k->owned;
+		if (len < 0)
+			return usage_error(c->cmd, "bad escape in key '%s' (use \\\\, \\n, \\t, \\r, \\xNN)",
+					   arg);
+	} else {
+		k->bytes = arg;
+	}
+	if (len == 0)
+		return usage_error(c->cmd, "empty key");
+	if (len > WQ_KEY_MAX)
+		return usage_error(c->cmd, "key longer than %d bytes", WQ_KEY_MAX);
+	k->len = (size_t)len;
+	return 0;
+}
+
+/* All keys are checked before the first is used: no half-done command. */
+static int parse_keys(struct ctx *c)
+{
+	c->keys = calloc((size_t)c->nargs, sizeof(*c->keys));
+	if (!c->keys) {
+		fputs("wqctl: out of memory\n", stderr);
+		return RC_FAIL;
+	}
+	for (int i = 1; i < c->nargs; i++) {
+		int rc = parse_key(c, &c->keys[c->nkeys++], c->args[i]);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static bool valid_name(const char *name)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	size_t len = strlen(name);
+
+	return len > 0 && len < WQ_NAME_MAX && strspn(name, chars) == len;
+}
+
+int check_args(struct ctx *c)
+{
+	const struct command *cmd = c->cmd;
+
+	if (c->nargs < cmd->min_args)
+		return usage_error(cmd, "missing %s", c->nargs ? "KEY" : "NAME");
+	if (cmd->max_args >= 0 && c->nargs > cmd->max_args)
+		return usage_error(cmd, "unexpected argument '%s'",
+				   c->args[cmd->max_args]);
+	if (cmd->min_args > 0 && !valid_name(c->args[0]))
+		return usage_error(cmd, "bad queue name '%s' (want [A-Za-z0-9._-], 1 to %d characters)",
+				   c->args[0], WQ_NAME_MAX - 1);
+	return cmd->min_args > 1 ? parse_keys(c) : 0;
+}
+
+/* A plain unsigned number: digits only (strtoul alone takes "-1", " 1"). */
+static bool parse_ulong(const char *s, int base, unsigned long max,
+			unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, base);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_duration(const struct ctx *c, enum opt_id o, uint64_t *ns)
+{
+	if (wq_parse_duration(c->optarg[o], ns) < 0)
+		return usage_error(c->cmd, "bad duration '%s' for --%s (e.g. 250ms, 5s, 1.5s, 2m)",
+				   c->optarg[o], options[o].long_name);
+	return 0;
+}
+
+static int parse_attr_values(struct ctx *c)
+{
+	const char *limiter = c->optarg[O_LIMITER];
+	unsigned long v;
+
+	if (has(c, O_LIMITER)) {
+		if (wq_limiter_check(limiter) == -EINVAL)
+			return usage_error(c->cmd, "bad limiter spec '%s'", limiter);
+		c->attr.limiter = limiter;
+	}
+	if (has(c, O_MAX_ITEMS)) {
+		if (!parse_ulong(c->optarg[O_MAX_ITEMS], 10, UINT32_MAX, &v))
+			return usage_error(c->cmd, "bad --max-items '%s'",
+					   c->optarg[O_MAX_ITEMS]);
+		c->attr.max_items = (uint32_t)v;
+	}
+	if (has(c, O_MODE)) {
+		if (!parse_ulong(c->optarg[O_MODE], 8, 07777, &v))
+			return usage_error(c->cmd, "bad --mode '%s' (octal, e.g. 0660)",
+					   c->optarg[O_MODE]);
+		c->attr.mode = (mode_t)v;
+	}
+	return 0;
+}
+
+static int parse_get_values(struct ctx *c)
+{
+	unsigned long v;
+	int rc;
+
+	if (has(c, O_AFTER)) {
+		rc = parse_duration(c, O_AFTER, &c->after_ns);
+		if (rc)
+			return rc;
+	}
+	if (has(c, O_TIMEOUT)) {
+		rc = parse_duration(c, O_TIMEOUT, &c->timeout_ns);
+		if (rc)
+			return rc;
+		c->has_timeout = true;
+	}
+	c->count = 1;
+	if (has(c, O_COUNT)) {
+		if (!parse_ulong(c->optarg[O_COUNT], 10, LONG_MAX, &v) || !v)
+			return usage_error(c->cmd, "bad count '%s'",
+					   c->optarg[O_COUNT]);
+		c->count = (long)v;
+	}
+	return 0;
+}
+
+int parse_values(struct ctx *c)
+{
+	int rc = parse_attr_values(c);
+
+	if (!rc)
+		rc = parse_get_values(c);
+	if (rc)
+		return rc;
+	if (has(c, O_AFTER) && has(c, O_RATE_LIMITED))
+		return usage_error(c->cmd, "--after and --rate-limited exclude each other");
+	if (has(c, O_RAW) && c->count > 1)
+		return usage_error(c->cmd, "--raw writes one key: not with -n");
+	return 0;
+}
+
+/* A --timeout as libwq's timeout_ms: rounded up (1ns must still wait). */
+int ns_to_ms(uint64_t ns)
+{
+	uint64_t ms = ns / NSEC_PER_MSEC + (ns % NSEC_PER_MSEC != 0);
+
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wqctl's own header: the command table's shape, the parsed command line
+ * (struct ctx) and what its files share. Not part of libwq.
+ */
+#ifndef WQCTL_H
+#define WQCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "wq.h"
+
+#define WQ_DEV		"/dev/wq"
+#define NSEC_PER_MSEC	1000000ULL
+#define NSEC_PER_SEC	1000000000ULL
+
+/* Exit codes, documented in the --help text. */
+enum {
+	RC_OK		= 0,	/* success */
+	RC_FAIL		= 1,	/* the operation failed */
+	RC_USAGE	= 2,	/* usage error */
+	RC_EMPTY	= 3,	/* get: nothing to get */
+	RC_SHUTDOWN	= 4,	/* get: shutting down and empty */
+};
+
+enum opt_id {
+	O_LIMITER, O_MAX_ITEMS, O_MODE, O_AFTER, O_RATE_LIMITED, O_TIMEOUT,
+	O_DONE, O_COUNT, O_RAW, O_ESCAPED, O_HELP, NR_OPTS
+};
+
+#define OPT(o)	(1U << (o))
+
+struct key {
+	const char *bytes;	/* the argument, or @owned */
+	size_t len;
+	char *owned;		/* unescaped copy (--escaped) */
+};
+
+struct ctx;
+
+struct command {
+	const char *name;
+	int (*run)(struct ctx *c);
+	unsigned int opts;	/* OPT() bits accepted, besides --help */
+	int min_args;		/* positional arguments, queue name included */
+	int max_args;		/* -1: no limit */
+	bool open_queue;	/* open args[0] into c->fd before run() */
+	const char *usage;	/* " NAME ...", the arguments */
+	const char *help;
+};
+
+struct ctx {
+	const struct command *cmd;
+	unsigned int set;		/* OPT() bits given */
+	const char *optarg[NR_OPTS];
+	char **args;			/* positional arguments */
+	int nargs;
+	struct key *keys;		/* args[1..] for commands taking keys */
+	int nkeys;
+	int fd;				/* queue handle, or -1 */
+	/* option values, parsed */
+	struct wq_attr attr;
+	uint64_t after_ns;
+	bool has_timeout;
+	uint64_t timeout_ns;
+	long count;
+};
+
+static inline bool has(const struct ctx *c, enum opt_id o)
+{
+	return c->set & OPT(o);
+}
+
+/* options.c: the command line into struct ctx */
+int parse_argv(struct ctx *c, int argc, char **argv);
+int check_args(struct ctx *c);
+int parse_values(struct ctx *c);
+int ns_to_ms(uint64_t ns);
+
+/* escape.c: keys as text and back */
+void put_key(FILE *f, const char *k, size_t len);
+long unescape(const char *in, char *out);
+
+/* errors.c: what goes to stderr */
+int fail(const struct ctx *c, const struct key *k, int err);
+__attribute__((format(printf, 2, 3)))
+int usage_error(const struct command *cmd, const char *fmt, ...);
+
+/* The commands, by group. */
+int cmd_create(struct ctx *c);		/* cmd_queue.c */
+int cmd_destroy(struct ctx *c);
+int cmd_shutdown(struct ctx *c);
+int cmd_drain(struct ctx *c);
+int cmd_add(struct ctx *c);		/* cmd_keys.c */
+int cmd_get(struct ctx *c);
+int cmd_done(struct ctx *c);
+int cmd_forget(struct ctx *c);
+int cmd_list(struct ctx *c);		/* cmd_stat.c */
+int cmd_len(struct ctx *c);
+int cmd_requeues(struct ctx *c);
+int cmd_stat(struct ctx *c);
+
+#endif /* WQCTL_H */
