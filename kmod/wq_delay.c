@@ -84,8 +84,10 @@ static void kwq_delay_arm_locked(struct kwq *q)
  * A key already waiting keeps its slot; a queue shutting down takes no
  * keys, so it needs none either.
  *
- * Return: -1 if there is room, else the index of the chunk to allocate
- * (kwq_delay_add_room(), after unlocking).
+ * Return: the index of the chunk to allocate (kwq_delay_add_room(), after
+ * unlocking), or -1: no allocation would help (there is room, or the key
+ * needs none, or the heap is at its capacity, which max_items keeps it
+ * from reaching).
  */
 int kwq_delay_room_locked(struct kwq *q, const struct kwq_item *new)
 {
@@ -136,7 +138,8 @@ int kwq_delay_add_room(struct kwq *q, int idx, gfp_t gfp)
  * @ready: absolute CLOCK_MONOTONIC ready time
  *
  * A key already waiting keeps the earlier of its two ready times; a later
- * call never postpones it.
+ * call never postpones it. @item may be freed on return if it was given no
+ * held state (which would be a bug: see the WARN).
  */
 void kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
 			       ktime_t ready)
@@ -146,8 +149,10 @@ void kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
 		kwq_heap_move_earlier(&q->waiting, &item->wait, ready);
 	} else {
 		/* kwq_delay_room_locked() said so under this lock hold */
-		if (WARN_ON_ONCE(kwq_heap_chunk_needed(&q->waiting) >= 0))
+		if (WARN_ON_ONCE(kwq_heap_chunk_needed(&q->waiting) != -1)) {
+			kwq_record_unhold_locked(q, item);	/* no state */
 			return;
+		}
 		kwq_heap_push(&q->waiting, &item->wait, ready);
 		item->flags |= KWQ_ITEM_WAITING;
 	}
@@ -184,6 +189,7 @@ void kwq_delay_drop_locked(struct kwq *q)
 void kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
 			    ktime_t ready)
 {
+	lockdep_assert_held(&q->lock);
 	q->retries++;	/* client-go: every AddAfter */
 	kwq_delay_schedule_locked(q, item, ready);
 }

@@ -53,8 +53,9 @@ u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
  * @new: a record from kwq_record_alloc() with the key filled in; always
  *	consumed (kept as the key's record, or freed)
  * @delay_ns: in: 0 adds at once, otherwise AddAfter this long
- *	(CLOCK_MONOTONIC, never less); must be 0 with KWQ_ADD_RATE_LIMITED.
- *	Out: the delay used
+ *	(CLOCK_MONOTONIC, never less); ignored with KWQ_ADD_RATE_LIMITED (the
+ *	front ends require 0). Out, with KWQ_ADD_RATE_LIMITED and on success
+ *	only: the limiter's delay
  * @flags: KWQ_ADD_*
  * @gfp: how the caller may allocate (growing the key table or the heap
  *	sleeps only if @gfp allows it)
@@ -64,7 +65,8 @@ u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
  * kwq_delay_after_locked() or kwq_ratelimit_locked()). Everything that can
  * fail is checked before that step, so a call that fails changes nothing
  * (no failure counted, no token taken). Memory is allocated outside the
- * lock, and heap room only for a key that will wait and has no slot yet.
+ * lock; heap room only for a key that may wait and has no slot yet (an
+ * AddRateLimited gets it before When, which may then say 0).
  *
  * Context: any context @gfp allows; takes and releases q->lock.
  * Return: 0 if the key is pending afterwards (queued, coalesced with a

@@ -46,6 +46,11 @@
 #include <uapi/linux/wq.h>
 #include <wq/compat.h>
 
+/* The kernel's own include/uapi comes first on the include path. */
+#ifndef WQ_LIMITER_DEFAULT_INIT
+#error "<uapi/linux/wq.h> is not wq's: put wq's top directory on the include path"
+#endif
+
 struct kwq;
 
 /**
