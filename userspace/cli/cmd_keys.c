@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <signal.h>
 #include <string.h>
-#include <time.h>
 
 #include "wqctl.h"
 
@@ -42,26 +41,21 @@ int cmd_add(struct ctx *c)
 	return RC_OK;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-/* The timeout_ms for a wait that must end by deadline (UINT64_MAX: never). */
+/* The timeout_ms for a wait that must end by deadline. */
 static int ms_until(uint64_t deadline)
 {
 	uint64_t now;
 
-	if (deadline == UINT64_MAX)
+	if (deadline == WQ_DEADLINE_NONE)
 		return -1;
-	now = now_ns();
+	now = wq_now_ns();
 	return deadline > now ? ns_to_ms(deadline - now) : 0;
 }
 
-/* One key, waiting until deadline; a wait cut short by the clamp goes on. */
+/*
+ * One key, waiting until deadline. timeout_ms is an int: a wait of more
+ * than INT_MAX ms (24.8 days) is made of several.
+ */
 static ssize_t get_one(const struct ctx *c, char *buf, uint64_t deadline)
 {
 	for (;;) {
@@ -72,7 +66,7 @@ static ssize_t get_one(const struct ctx *c, char *buf, uint64_t deadline)
 			n = wq_get(c->fd, buf, WQ_KEY_MAX, ms);
 		else
 			n = wq_get_detached(c->fd, buf, WQ_KEY_MAX, ms);
-		if (n == -ETIMEDOUT && ms == INT_MAX && now_ns() < deadline)
+		if (n == -ETIMEDOUT && ms == INT_MAX && wq_now_ns() < deadline)
 			continue;
 		return n;
 	}
@@ -122,15 +116,11 @@ static int get_failed(const struct ctx *c, ssize_t err, long got)
 int cmd_get(struct ctx *c)
 {
 	static char buf[WQ_KEY_MAX];
-	uint64_t deadline = UINT64_MAX;
+	uint64_t deadline = WQ_DEADLINE_NONE;
 	long got;
 
-	if (c->has_timeout) {
-		uint64_t now = now_ns();
-
-		deadline = c->timeout_ns > UINT64_MAX - 1 - now ?
-			   UINT64_MAX - 1 : now + c->timeout_ns;
-	}
+	if (c->has_timeout)	/* one deadline for all of -n */
+		deadline = wq_deadline_after(c->timeout_ns);
 	signal(SIGPIPE, SIG_IGN);	/* see a closed stdout, requeue the key */
 	for (got = 0; got < c->count; got++) {
 		ssize_t n = get_one(c, buf, deadline);

@@ -40,7 +40,10 @@ static bool is_cmd(const struct ctx *c, const char *name)
 	return !strcmp(c->cmd->name, name);
 }
 
-/* Human text for err, in the context of the command that got it. */
+/*
+ * Human text for err, in the context of the command that got it. There is
+ * no -ENOTTY case: libwq reports an ioctl's ENOTTY as -EBADF.
+ */
 static const char *err_text(const struct ctx *c, int err)
 {
 	static char buf[128];
@@ -67,8 +70,6 @@ static const char *err_text(const struct ctx *c, int err)
 		return "drain cut short by a shutdown";
 	case -EBADF:
 		return "not a queue handle";
-	case -ENOTTY:
-		return "not a wq device (module and libwq do not match?)";
 	}
 	snprintf(buf, sizeof(buf), "%s", strerror(-err));
 	if (buf[0] >= 'A' && buf[0] <= 'Z')
@@ -81,13 +82,13 @@ static bool module_missing(const struct ctx *c, int err)
 {
 	if (c->fd >= 0)		/* the device is open: it is there */
 		return false;
-	if (err == -ENOENT && access(WQ_DEV, F_OK) != 0) {
-		fputs("wqctl: " WQ_DEV " not found: is the wq module loaded?\n",
+	if (err == -ENOENT && access(WQ_DEV_PATH, F_OK) != 0) {
+		fputs("wqctl: " WQ_DEV_PATH " not found: is the wq module loaded?\n",
 		      stderr);
 		return true;
 	}
 	if (err == -ENODEV || err == -ENXIO) {
-		fprintf(stderr, "wqctl: " WQ_DEV ": %s (%s): is the wq module loaded?\n",
+		fprintf(stderr, "wqctl: " WQ_DEV_PATH ": %s (%s): is the wq module loaded?\n",
 			strerror(-err), err_name(err));
 		return true;
 	}

@@ -89,7 +89,7 @@ static void print_help(FILE *f)
 {
 	fputs("usage: wqctl COMMAND [ARGS...] [OPTIONS]\n"
 	      "\n"
-	      "Work queues of the wq kernel module (" WQ_DEV "): client-go's\n"
+	      "Work queues of the wq kernel module (" WQ_DEV_PATH "): client-go's\n"
 	      "util/workqueue, shared between processes.\n"
 	      "\n"
 	      "Commands:\n", f);

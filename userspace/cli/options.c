@@ -122,10 +122,10 @@ static int parse_key(struct ctx *c, struct key *k, const char *arg)
 	} else {
 		k->bytes = arg;
 	}
-	if (len == 0)
-		return usage_error(c->cmd, "empty key");
-	if (len > WQ_KEY_MAX)
-		return usage_error(c->cmd, "key longer than %d bytes", WQ_KEY_MAX);
+	if (!wq_key_len_valid((size_t)len))
+		return len ? usage_error(c->cmd, "key longer than %d bytes",
+					 WQ_KEY_MAX) :
+			     usage_error(c->cmd, "empty key");
 	k->len = (size_t)len;
 	return 0;
 }
@@ -147,15 +147,6 @@ static int parse_keys(struct ctx *c)
 	return 0;
 }
 
-static bool valid_name(const char *name)
-{
-	static const char chars[] = "abcdefghijklmnopqrstuvwxyz"
-				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
-	size_t len = strlen(name);
-
-	return len > 0 && len < WQ_NAME_MAX && strspn(name, chars) == len;
-}
-
 int check_args(struct ctx *c)
 {
 	const struct command *cmd = c->cmd;
@@ -165,7 +156,7 @@ int check_args(struct ctx *c)
 	if (cmd->max_args >= 0 && c->nargs > cmd->max_args)
 		return usage_error(cmd, "unexpected argument '%s'",
 				   c->args[cmd->max_args]);
-	if (cmd->min_args > 0 && !valid_name(c->args[0]))
+	if (cmd->min_args > 0 && !wq_name_valid(c->args[0]))
 		return usage_error(cmd, "bad queue name '%s' (want [A-Za-z0-9._-], 1 to %d characters)",
 				   c->args[0], WQ_NAME_MAX - 1);
 	return cmd->min_args > 1 ? parse_keys(c) : 0;
@@ -265,7 +256,7 @@ int parse_values(struct ctx *c)
 /* A --timeout as libwq's timeout_ms: rounded up (1ns must still wait). */
 int ns_to_ms(uint64_t ns)
 {
-	uint64_t ms = ns / NSEC_PER_MSEC + (ns % NSEC_PER_MSEC != 0);
+	uint64_t ms = ns / WQ_NSEC_PER_MSEC + (ns % WQ_NSEC_PER_MSEC != 0);
 
 	return ms > INT_MAX ? INT_MAX : (int)ms;
 }

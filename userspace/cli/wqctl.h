@@ -12,10 +12,7 @@
 #include <stdio.h>
 
 #include "wq.h"
-
-#define WQ_DEV		"/dev/wq"
-#define NSEC_PER_MSEC	1000000ULL
-#define NSEC_PER_SEC	1000000000ULL
+#include "../wq_internal.h"
 
 /* Exit codes, documented in the --help text. */
 enum {
