@@ -16,71 +16,105 @@
 
 #include "wqctl.h"
 
+/*
+ * Two kinds of command recur: one that takes only the NAME of a queue it
+ * opens, and one that makes a call on KEY (max_args 2) or on each KEY of
+ * a list (max_args -1), given as they are or --escaped.
+ */
+#define QUEUE_COMMAND(cmd_name, fn, text) {				\
+	.name = cmd_name, .run = fn,					\
+	.min_args = 1, .max_args = 1, .open_queue = true,		\
+	.usage = " NAME", .help = text,					\
+}
+#define KEY_COMMAND(cmd_name, fn, keys, max, text) {			\
+	.name = cmd_name, .run = fn, .opts = OPT(O_ESCAPED),		\
+	.min_args = 2, .max_args = max, .open_queue = true,		\
+	.usage = " NAME " keys " [--escaped]", .help = text,		\
+}
+#define HELP_ESCAPED_KEYS \
+	"  -e, --escaped     keys are C-escaped as get prints them\n"
+
 static const struct command commands[] = {
-	{ "create", cmd_create, OPT(O_LIMITER) | OPT(O_MAX_ITEMS) | OPT(O_MODE),
-	  1, 1, false,
-	  " NAME [--limiter SPEC] [--max-items N] [--mode OCTAL]",
-	  "Create the queue NAME ([A-Za-z0-9._-], 1 to 63 characters).\n"
-	  "  --limiter SPEC   rate limiter, e.g. exponential:5ms:1000s,bucket:10:100\n"
-	  "                   (terms: exponential:BASE:MAX bucket:QPS:BURST\n"
-	  "                   fastslow:FAST:SLOW:N maxwait:MAX default none)\n"
-	  "  --max-items N    most distinct keys held at once (default: the module's)\n"
-	  "  --mode OCTAL     permission bits, like chmod (default 0600)\n" },
-	{ "destroy", cmd_destroy, 0, 1, 1, false, " NAME",
-	  "Remove the name NAME; open handles keep working until closed.\n" },
-	{ "list", cmd_list, 0, 0, 0, false, "",
-	  "List the queues, sorted by name. SHUTDOWN is yes, no, or draining\n"
-	  "(a 'wqctl drain' is waiting).\n" },
-	{ "add", cmd_add, OPT(O_AFTER) | OPT(O_RATE_LIMITED) | OPT(O_ESCAPED),
-	  2, -1, true,
-	  " NAME KEY... [--after DURATION | --rate-limited] [--escaped]",
-	  "Add each KEY (stops at the first failure). A key already queued keeps\n"
-	  "its place; a key being processed is queued again at its done.\n"
-	  "  --after DURATION  add once DURATION has passed (wq_add_after)\n"
-	  "  --rate-limited    wait as long as the queue's rate limiter says, and\n"
-	  "                    print \"KEY: delay DURATION\" (wq_add_rate_limited)\n"
-	  "  -e, --escaped     keys are C-escaped as get prints them (\\n, \\xNN, \\\\)\n" },
-	{ "get", cmd_get,
-	  OPT(O_TIMEOUT) | OPT(O_DONE) | OPT(O_COUNT) | OPT(O_RAW),
-	  1, 1, true,
-	  " NAME [--timeout DURATION] [--done] [-n COUNT] [--raw]",
-	  "Take the key at the head of the queue and print it on a line of its own.\n"
-	  "The key stays processing after wqctl exits, until 'wqctl done NAME KEY'.\n"
-	  "A key with bytes other than printable ASCII is printed C-escaped\n"
-	  "(give it back with 'wqctl done -e').\n"
-	  "  -t, --timeout DURATION  wait at most this long (default: forever;\n"
-	  "                          0: never wait)\n"
-	  "  --done                  consume: mark each key done once printed\n"
-	  "  -n, --count COUNT       take up to COUNT keys (one deadline for all);\n"
-	  "                          exits 0 if at least one was taken\n"
-	  "  --raw                   write the key's bytes as they are, no newline\n"
-	  "                          (one key only)\n"
-	  "Exits 3 when there is nothing to get in time, 4 when the queue is\n"
-	  "shutting down and empty.\n" },
-	{ "done", cmd_done, OPT(O_ESCAPED), 2, -1, true, " NAME KEY... [--escaped]",
-	  "End the processing of each KEY; a key added meanwhile is queued again.\n"
-	  "Fails if a key is not being processed.\n"
-	  "  -e, --escaped     keys are C-escaped as get prints them\n" },
-	{ "len", cmd_len, 0, 1, 1, true, " NAME",
-	  "Print the number of queued keys (not processing or waiting ones).\n" },
-	{ "shutdown", cmd_shutdown, 0, 1, 1, true, " NAME",
-	  "Stop accepting keys and wake every waiting get; waiting (--after)\n"
-	  "keys are dropped. Queued keys are still handed out.\n" },
-	{ "drain", cmd_drain, OPT(O_TIMEOUT), 1, 1, true,
-	  " NAME [--timeout DURATION]",
-	  "Shut the queue down, then wait until nothing is queued or processing\n"
-	  "(keys taken by 'wqctl get' count until 'wqctl done').\n"
-	  "  -t, --timeout DURATION  give up (exit 1) after DURATION (default: never)\n" },
-	{ "forget", cmd_forget, OPT(O_ESCAPED), 2, -1, true,
-	  " NAME KEY... [--escaped]",
-	  "Make the rate limiter forget the failures of each KEY.\n"
-	  "  -e, --escaped     keys are C-escaped as get prints them\n" },
-	{ "requeues", cmd_requeues, OPT(O_ESCAPED), 2, 2, true,
-	  " NAME KEY [--escaped]",
-	  "Print the rate limiter's failure count of KEY.\n"
-	  "  -e, --escaped     the key is C-escaped as get prints it\n" },
-	{ "stat", cmd_stat, 0, 1, 1, true, " NAME",
-	  "Print the queue's statistics as \"field: value\" lines.\n" },
+	{
+		.name = "create", .run = cmd_create,
+		.opts = OPT(O_LIMITER) | OPT(O_MAX_ITEMS) | OPT(O_MODE),
+		.min_args = 1, .max_args = 1,
+		.usage = " NAME [--limiter SPEC] [--max-items N] [--mode OCTAL]",
+		.help =
+		"Create the queue NAME ([A-Za-z0-9._-], 1 to 63 characters).\n"
+		"  --limiter SPEC   rate limiter, e.g. exponential:5ms:1000s,bucket:10:100\n"
+		"                   (terms: exponential:BASE:MAX bucket:QPS:BURST\n"
+		"                   fastslow:FAST:SLOW:N maxwait:MAX default none)\n"
+		"  --max-items N    most distinct keys held at once (default: the module's)\n"
+		"  --mode OCTAL     permission bits, like chmod (default 0600)\n",
+	}, {
+		.name = "destroy", .run = cmd_destroy,
+		.min_args = 1, .max_args = 1, .usage = " NAME",
+		.help =
+		"Remove the name NAME; open handles keep working until closed.\n",
+	}, {
+		.name = "list", .run = cmd_list, .usage = "",
+		.help =
+		"List the queues, sorted by name. SHUTDOWN is yes, no, or draining\n"
+		"(a 'wqctl drain' is waiting).\n",
+	}, {
+		.name = "add", .run = cmd_add,
+		.opts = OPT(O_AFTER) | OPT(O_RATE_LIMITED) | OPT(O_ESCAPED),
+		.min_args = 2, .max_args = -1, .open_queue = true,
+		.usage = " NAME KEY... [--after DURATION | --rate-limited] [--escaped]",
+		.help =
+		"Add each KEY (stops at the first failure). A key already queued keeps\n"
+		"its place; a key being processed is queued again at its done.\n"
+		"  --after DURATION  add once DURATION has passed (wq_add_after)\n"
+		"  --rate-limited    wait as long as the queue's rate limiter says, and\n"
+		"                    print \"KEY: delay DURATION\" (wq_add_rate_limited)\n"
+		"  -e, --escaped     keys are C-escaped as get prints them (\\n, \\xNN, \\\\)\n",
+	}, {
+		.name = "get", .run = cmd_get,
+		.opts = OPT(O_TIMEOUT) | OPT(O_DONE) | OPT(O_COUNT) | OPT(O_RAW),
+		.min_args = 1, .max_args = 1, .open_queue = true,
+		.usage = " NAME [--timeout DURATION] [--done] [-n COUNT] [--raw]",
+		.help =
+		"Take the key at the head of the queue and print it on a line of its own.\n"
+		"The key stays processing after wqctl exits, until 'wqctl done NAME KEY'.\n"
+		"A key with bytes other than printable ASCII is printed C-escaped\n"
+		"(give it back with 'wqctl done -e').\n"
+		"  -t, --timeout DURATION  wait at most this long (default: forever;\n"
+		"                          0: never wait)\n"
+		"  --done                  consume: mark each key done once printed\n"
+		"  -n, --count COUNT       take up to COUNT keys (one deadline for all);\n"
+		"                          exits 0 if at least one was taken\n"
+		"  --raw                   write the key's bytes as they are, no newline\n"
+		"                          (one key only)\n"
+		"Exits 3 when there is nothing to get in time, 4 when the queue is\n"
+		"shutting down and empty.\n",
+	},
+	KEY_COMMAND("done", cmd_done, "KEY...", -1,
+		"End the processing of each KEY; a key added meanwhile is queued again.\n"
+		"Fails if a key is not being processed.\n"
+		HELP_ESCAPED_KEYS),
+	QUEUE_COMMAND("len", cmd_len,
+		"Print the number of queued keys (not processing or waiting ones).\n"),
+	QUEUE_COMMAND("shutdown", cmd_shutdown,
+		"Stop accepting keys and wake every waiting get; waiting (--after)\n"
+		"keys are dropped. Queued keys are still handed out.\n"),
+	{
+		.name = "drain", .run = cmd_drain, .opts = OPT(O_TIMEOUT),
+		.min_args = 1, .max_args = 1, .open_queue = true,
+		.usage = " NAME [--timeout DURATION]",
+		.help =
+		"Shut the queue down, then wait until nothing is queued or processing\n"
+		"(keys taken by 'wqctl get' count until 'wqctl done').\n"
+		"  -t, --timeout DURATION  give up (exit 1) after DURATION (default: never)\n",
+	},
+	KEY_COMMAND("forget", cmd_forget, "KEY...", -1,
+		"Make the rate limiter forget the failures of each KEY.\n"
+		HELP_ESCAPED_KEYS),
+	KEY_COMMAND("requeues", cmd_requeues, "KEY", 2,
+		"Print the rate limiter's failure count of KEY.\n"
+		"  -e, --escaped     the key is C-escaped as get prints it\n"),
+	QUEUE_COMMAND("stat", cmd_stat,
+		"Print the queue's statistics as \"field: value\" lines.\n"),
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))
