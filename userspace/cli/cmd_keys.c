@@ -11,7 +11,21 @@
 
 #include "wqctl.h"
 
-static int add_one(struct ctx *c, const struct key *k)
+/* add, done, forget: one call per key, stopping at the first failure. */
+static int each_key(const struct ctx *c,
+		    int (*call)(const struct ctx *, const struct key *))
+{
+	for (int i = 0; i < c->nkeys; i++) {
+		const struct key *k = &c->keys[i];
+		int err = call(c, k);
+
+		if (err < 0)
+			return fail(c, k, err);
+	}
+	return RC_OK;
+}
+
+static int add_one(const struct ctx *c, const struct key *k)
 {
 	uint64_t delay;
 	char buf[64];
@@ -32,13 +46,7 @@ static int add_one(struct ctx *c, const struct key *k)
 
 int cmd_add(struct ctx *c)
 {
-	for (int i = 0; i < c->nkeys; i++) {
-		int err = add_one(c, &c->keys[i]);
-
-		if (err < 0)
-			return fail(c, &c->keys[i], err);
-	}
-	return RC_OK;
+	return each_key(c, add_one);
 }
 
 /* The timeout_ms for a wait that must end by deadline. */
@@ -75,9 +83,9 @@ static ssize_t get_one(const struct ctx *c, char *buf, uint64_t deadline)
 /* Prints a key taken from the queue; false if stdout failed. */
 static bool print_key(const struct ctx *c, const char *k, size_t len)
 {
-	if (has(c, O_RAW))
+	if (has(c, O_RAW)) {
 		fwrite(k, 1, len, stdout);
-	else {
+	} else {
 		put_key(stdout, k, len);
 		putchar('\n');
 	}
@@ -143,25 +151,22 @@ int cmd_get(struct ctx *c)
 	return RC_OK;
 }
 
-/* done, forget: one call per key, stopping at the first failure. */
-static int each_key(struct ctx *c, int (*call)(int, const void *, size_t))
+static int done_one(const struct ctx *c, const struct key *k)
 {
-	for (int i = 0; i < c->nkeys; i++) {
-		const struct key *k = &c->keys[i];
-		int err = call(c->fd, k->bytes, k->len);
-
-		if (err < 0)
-			return fail(c, k, err);
-	}
-	return RC_OK;
+	return wq_done(c->fd, k->bytes, k->len);
 }
 
 int cmd_done(struct ctx *c)
 {
-	return each_key(c, wq_done);
+	return each_key(c, done_one);
+}
+
+static int forget_one(const struct ctx *c, const struct key *k)
+{
+	return wq_forget(c->fd, k->bytes, k->len);
 }
 
 int cmd_forget(struct ctx *c)
 {
-	return each_key(c, wq_forget);
+	return each_key(c, forget_one);
 }

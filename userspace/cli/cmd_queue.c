@@ -6,6 +6,12 @@
  */
 #include "wqctl.h"
 
+/* The result of a call that returns nothing else. */
+static int ok_or_fail(const struct ctx *c, int err)
+{
+	return err < 0 ? fail(c, NULL, err) : RC_OK;
+}
+
 int cmd_create(struct ctx *c)
 {
 	int fd = wq_create(c->args[0], &c->attr);
@@ -18,22 +24,17 @@ int cmd_create(struct ctx *c)
 
 int cmd_destroy(struct ctx *c)
 {
-	int err = wq_destroy(c->args[0]);
-
-	return err < 0 ? fail(c, NULL, err) : RC_OK;
+	return ok_or_fail(c, wq_destroy(c->args[0]));
 }
 
 int cmd_shutdown(struct ctx *c)
 {
-	int err = wq_shutdown(c->fd);
-
-	return err < 0 ? fail(c, NULL, err) : RC_OK;
+	return ok_or_fail(c, wq_shutdown(c->fd));
 }
 
 int cmd_drain(struct ctx *c)
 {
 	int ms = c->has_timeout ? ns_to_ms(c->timeout_ns) : -1;
-	int err = wq_shutdown_with_drain(c->fd, ms);
 
-	return err < 0 ? fail(c, NULL, err) : RC_OK;
+	return ok_or_fail(c, wq_shutdown_with_drain(c->fd, ms));
 }

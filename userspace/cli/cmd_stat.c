@@ -17,11 +17,14 @@ static int by_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static const char *yes_no(int b)
+{
+	return b ? "yes" : "no";
+}
+
 static const char *shutdown_state(const struct wq_stats *st)
 {
-	if (st->draining)
-		return "draining";
-	return st->shutting_down ? "yes" : "no";
+	return st->draining ? "draining" : yes_no(st->shutting_down);
 }
 
 static void print_list(const struct wq_stats *st, size_t n)
@@ -87,11 +90,6 @@ int cmd_requeues(struct ctx *c)
 	const struct key *k = &c->keys[0];
 
 	return print_number(c, wq_num_requeues(c->fd, k->bytes, k->len));
-}
-
-static const char *yes_no(int b)
-{
-	return b ? "yes" : "no";
 }
 
 int cmd_stat(struct ctx *c)

@@ -22,11 +22,32 @@ static bool key_printable(const char *k, size_t len)
 	return true;
 }
 
-/*
- * Writes a key on one line's worth of text: as is when every byte is
- * printable ASCII, else C-escaped (\\, \n, \t, \r, \xNN), which
- * "--escaped" reads back.
- */
+/* The one-letter escapes: { byte, letter }, read both ways. */
+static const char escapes[][2] = {
+	{ '\\', '\\' }, { '\n', 'n' }, { '\t', 't' }, { '\r', 'r' },
+};
+
+#define NR_ESCAPES	(sizeof(escapes) / sizeof(escapes[0]))
+
+/* The letter that escapes byte b, or 0 if it has none. */
+static char escape_letter(unsigned char b)
+{
+	for (size_t i = 0; i < NR_ESCAPES; i++)
+		if ((unsigned char)escapes[i][0] == b)
+			return escapes[i][1];
+	return 0;
+}
+
+/* The byte that letter escapes, or -1 if it is no escape. */
+static int escaped_byte(char letter)
+{
+	for (size_t i = 0; i < NR_ESCAPES; i++)
+		if (escapes[i][1] == letter)
+			return (unsigned char)escapes[i][0];
+	return -1;
+}
+
+/* A key on one line's worth of text, as the top of this file says. */
 void put_key(FILE *f, const char *k, size_t len)
 {
 	if (key_printable(k, len)) {
@@ -35,19 +56,16 @@ void put_key(FILE *f, const char *k, size_t len)
 	}
 	for (size_t i = 0; i < len; i++) {
 		unsigned char b = (unsigned char)k[i];
+		char letter = escape_letter(b);
 
-		if (b == '\\')
-			fputs("\\\\", f);
-		else if (b == '\n')
-			fputs("\\n", f);
-		else if (b == '\t')
-			fputs("\\t", f);
-		else if (b == '\r')
-			fputs("\\r", f);
-		else if (byte_printable(b))
+		if (letter) {
+			fputc('\\', f);
+			fputc(letter, f);
+		} else if (byte_printable(b)) {
 			fputc(b, f);
-		else
+		} else {
 			fprintf(f, "\\x%02x", b);
+		}
 	}
 }
 
@@ -59,22 +77,6 @@ static int hex_digit(char ch)
 		return ch - 'a' + 10;
 	if (ch >= 'A' && ch <= 'F')
 		return ch - 'A' + 10;
-	return -1;
-}
-
-/* The byte of a one-letter escape (\\ \n \t \r), or -1. */
-static int escaped_byte(char ch)
-{
-	switch (ch) {
-	case '\\':
-		return '\\';
-	case 'n':
-		return '\n';
-	case 't':
-		return '\t';
-	case 'r':
-		return '\r';
-	}
 	return -1;
 }
 
