@@ -26,13 +26,8 @@ WQT_FIXTURE(conc);
 			TH_LOG("keys added but never handed out afterwards"); \
 	} while (0)
 
-#define EXPECT_QUEUE_EMPTY(fd) do {					\
-		struct wq_stats _st;					\
-		ASSERT_EQ(0, wqt_stat(fd, &_st));			\
-		EXPECT_EQ(0U, _st.queued);				\
-		EXPECT_EQ(0U, _st.processing);				\
-		EXPECT_EQ(0U, _st.keys);				\
-	} while (0)
+#define EXPECT_QUEUE_EMPTY(fd)						\
+	EXPECT_STATS(fd, STAT(queued, 0), STAT(processing, 0), STAT(keys, 0))
 
 /* ---- workers ---------------------------------------------------------- */
 
@@ -689,7 +684,6 @@ TEST_F(conc, sigkill_wakes_blocked_getter)
 TEST_F(conc, sigkill_keeps_detached_keys)
 {
 	struct holder h = { .name = self->name, .take = 2, .detached = 1 };
-	struct wq_stats st;
 	pid_t pid;
 
 	ASSERT_EQ(0, wqt_add_i(self->fd, 0));
@@ -700,8 +694,7 @@ TEST_F(conc, sigkill_keeps_detached_keys)
 	/* key 1 (plain get) is back; key 0 (detached) is still processing */
 	ASSERT_EQ(1, wqt_get_i(self->fd, 5000));
 	ASSERT_EQ(-EAGAIN, wqt_get_i(self->fd, 0));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(2U, st.processing);
+	EXPECT_STATS(self->fd, STAT(processing, 2));
 	ASSERT_EQ(0, wqt_done_i(self->fd, 0));
 	ASSERT_EQ(0, wqt_done_i(self->fd, 1));
 	EXPECT_QUEUE_EMPTY(self->fd);
@@ -722,7 +715,6 @@ static int blocked_forever_proc(void *p)
  * is not swallowed by the dead waiter. */
 TEST_F(conc, sigkill_blocked_getter_harmless)
 {
-	struct wq_stats st;
 	pid_t pid;
 
 	pid = wqt_spawn(blocked_forever_proc, self->name);
@@ -732,8 +724,7 @@ TEST_F(conc, sigkill_blocked_getter_harmless)
 	ASSERT_EQ(0, wqt_add_i(self->fd, 3));
 	ASSERT_EQ(3, wqt_get_i(self->fd, 5000));
 	ASSERT_EQ(0, wqt_done_i(self->fd, 3));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1U, st.handles);
+	EXPECT_STATS(self->fd, STAT(handles, 1));
 }
 
 TEST_HARNESS_MAIN

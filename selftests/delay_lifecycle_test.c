@@ -25,7 +25,6 @@ WQT_FIXTURE(delay);
  */
 TEST_F(delay, shutdown_drops_waiting)
 {
-	struct wq_stats st;
 	char k[WQT_KEY_LEN + 1], buf[64];
 	int64_t t0;
 	int i;
@@ -44,12 +43,8 @@ TEST_F(delay, shutdown_drops_waiting)
 	ASSERT_EQ(0, AFTER(self->fd, "w", LONG_DELAY));
 	ASSERT_EQ(0, wq_shutdown(self->fd));
 	SKIP_IF_STALLED(now_ns() >= t0 + 100 * MS, "keys fired before the shutdown");
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(1U, st.queued);
-	EXPECT_EQ(1U, st.processing);
-	EXPECT_EQ(0U, st.dirty);
-	EXPECT_EQ(2U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(queued, 1),
+		     STAT(processing, 1), STAT(dirty, 0), STAT(keys, 2));
 	EXPECT_EQ(-ESHUTDOWN, AFTER(self->fd, "new", 1 * MS));
 	EXPECT_EQ(-ESHUTDOWN, AFTER(self->fd, "new", LONG_DELAY));
 	EXPECT_EQ(-ESHUTDOWN, AFTER(self->fd, "new", 0));
@@ -64,9 +59,7 @@ TEST_F(delay, shutdown_drops_waiting)
 	ASSERT_EQ(0, DONE(self->fd, "q"));
 	ASSERT_EQ(0, wq_len(self->fd));
 	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(keys, 0));
 }
 
 /* A getter blocked on a queue with only waiting keys is woken by shutdown
@@ -101,7 +94,6 @@ TEST_F(delay, shutdown_wakes_getter_not_waiting_keys)
  */
 TEST_F(delay, drain_ignores_waiting)
 {
-	struct wq_stats st;
 	char buf[64], name2[WQ_NAME_MAX];
 	struct wqt_bg dr;
 	int64_t t0;
@@ -118,9 +110,7 @@ TEST_F(delay, drain_ignores_waiting)
 	t0 = now_ns();
 	ASSERT_EQ(0, wq_shutdown_with_drain(self->fd, 10000));
 	ASSERT_GT(t0 + 8 * SEC, now_ns());
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(keys, 0));
 	wqt_sleep_ms(500);
 	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
 	ASSERT_EQ(0, wq_len(self->fd));
@@ -136,16 +126,13 @@ TEST_F(delay, drain_ignores_waiting)
 	wqt_sleep_ms(500);	/* p's waiting copy would have fired by now */
 	ASSERT_FALSE(wqt_bg_returned(&dr))
 		TH_LOG("drain returned %zd with p processing", dr.ret);
-	ASSERT_EQ(0, wqt_stat(fd2, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.dirty);
+	EXPECT_STATS(fd2, STAT(waiting, 0), STAT(dirty, 0));
 	ASSERT_EQ(0, DONE(fd2, "p"));
 	wqt_bg_join(&dr);
 	EXPECT_EQ(0, dr.ret);
 	EXPECT_GT(8 * SEC, dr.took_ns);
 	ASSERT_EQ(-ESHUTDOWN, wq_get(fd2, buf, sizeof(buf), 0));
-	ASSERT_EQ(0, wqt_stat(fd2, &st));
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(fd2, STAT(keys, 0));
 	wq_close(fd2);
 	wq_destroy(name2);
 }
@@ -253,7 +240,6 @@ TEST_F_TIMEOUT(delay, destroy_with_10k_waiting, 300)
 	const char *why = NULL;
 	long before, full = -1, after;
 	int64_t t0, t, fill, worst_teardown = 0, worst_ratio_fill = 0;
-	struct wq_stats st;
 	char name[WQ_NAME_MAX], k[WQT_KEY_LEN + 1];
 	int r, i, fd, fd2;
 
@@ -272,10 +258,8 @@ TEST_F_TIMEOUT(delay, destroy_with_10k_waiting, 300)
 		fill = now_ns() - fill;
 		ASSERT_EQ(-EAGAIN, wq_add_after(fd, "x", 1, LONG_DELAY));
 		ASSERT_EQ(0, wq_len(fd));
-		ASSERT_EQ(0, wqt_stat(fd, &st));
-		EXPECT_EQ((uint32_t)N, st.waiting);
-		EXPECT_EQ((uint32_t)N, st.keys);
-		EXPECT_EQ(0U, st.queued);
+		EXPECT_STATS(fd, STAT(waiting, N), STAT(keys, N),
+			     STAT(queued, 0));
 		if (r == 0 && before >= 0)
 			full = slab_objects(&why);
 		fd2 = wq_open(name);

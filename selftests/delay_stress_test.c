@@ -78,7 +78,6 @@ TEST_F_TIMEOUT(delay, never_early, 90)
 	enum { N = 400, NC = 3 };
 	struct early_ctx c = { .fd = self->fd, .nkeys = N, .seed = 77 };
 	pthread_t prod, cons[NC];
-	struct wq_stats st;
 	int64_t worst = INT64_MAX;
 	int i, early = 0, zero = 0;
 	unsigned int seed = 1234;
@@ -125,9 +124,7 @@ TEST_F_TIMEOUT(delay, never_early, 90)
 	/* nothing more comes */
 	wqt_sleep_ms(100);
 	EXPECT_NOTHING(self->fd);
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(keys, 0));
 	free(c.t_add);
 	free(c.delay);
 	free(c.t_got);

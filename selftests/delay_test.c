@@ -32,9 +32,8 @@ TEST_F(delay, d1_simple)
 	t = now_ns();
 	if (t < t0 + d) {
 		EXPECT_EQ(0, n);
-		EXPECT_EQ(1U, st.waiting);
-		EXPECT_EQ(0U, st.queued);
-		EXPECT_EQ(1U, st.keys);
+		EXPECT_STATS_OF(st, STAT(waiting, 1), STAT(queued, 0),
+				STAT(keys, 1));
 	}
 	/* Len becomes 1, never before t0 + d */
 	for (;;) {
@@ -57,9 +56,7 @@ TEST_F(delay, d1_simple)
 		wqt_sleep_ms(2);
 	}
 	EXPECT_NOTHING(self->fd);
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(keys, 0));
 }
 
 /*
@@ -79,17 +76,13 @@ TEST_F(delay, d2_later_does_not_postpone)
 	t1 = now_ns();
 	SKIP_IF_STALLED(t1 >= t0 + d, "the first AddAfter may have fired");
 	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	if (now_ns() < t0 + d) {
-		EXPECT_EQ(0U, st.queued);
-		EXPECT_EQ(1U, st.waiting);
-		EXPECT_EQ(1U, st.keys);
-	}
+	if (now_ns() < t0 + d)
+		EXPECT_STATS_OF(st, STAT(queued, 0), STAT(waiting, 1),
+				STAT(keys, 1));
 	EXPECT_GET_AFTER(self->fd, "foo", t0 + d);
 	ASSERT_EQ(0, DONE(self->fd, "foo"));
 	/* the one-hour request was merged away: nothing waits any more */
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(keys, 0));
 	EXPECT_NOTHING(self->fd);
 }
 
@@ -97,7 +90,6 @@ TEST_F(delay, d2_later_does_not_postpone)
 TEST_F(delay, d2_earlier_advances)
 {
 	const int64_t d = 300 * MS;
-	struct wq_stats st;
 	int64_t t1;
 
 	ASSERT_EQ(0, AFTER(self->fd, "foo", LONG_DELAY));
@@ -105,9 +97,7 @@ TEST_F(delay, d2_earlier_advances)
 	ASSERT_EQ(0, AFTER(self->fd, "foo", d));
 	EXPECT_GET_AFTER(self->fd, "foo", t1 + d);
 	ASSERT_EQ(0, DONE(self->fd, "foo"));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(keys, 0));
 	EXPECT_NOTHING(self->fd);
 }
 
@@ -119,7 +109,6 @@ TEST_F(delay, d2_earlier_advances)
 TEST_F(delay, d2_no_second_firing)
 {
 	const int64_t d_late = 800 * MS, d_early = 400 * MS;
-	struct wq_stats st;
 	int64_t t0, t1, t1a;
 
 	t0 = now_ns();
@@ -128,17 +117,14 @@ TEST_F(delay, d2_no_second_firing)
 	ASSERT_EQ(0, AFTER(self->fd, "foo", d_early));
 	t1a = now_ns();
 	SKIP_IF_STALLED(t1a >= t0 + d_early, "foo may have fired in between");
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1U, st.keys);
+	EXPECT_STATS(self->fd, STAT(keys, 1));
 	EXPECT_GET_AFTER(self->fd, "foo", t1 + d_early);
 	ASSERT_EQ(0, DONE(self->fd, "foo"));
 	/* well past the discarded ready time */
 	sleep_until_ns(t1a + d_late + 400 * MS);
 	ASSERT_EQ(0, wq_len(self->fd));
 	EXPECT_NOTHING(self->fd);
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(keys, 0));
 }
 
 /* The same both ways round with many keys: earliest wins for each. */
@@ -147,7 +133,6 @@ TEST_F(delay, d2_earliest_wins_many_keys)
 	enum { N = 40 };
 	const int64_t d = 300 * MS;
 	int64_t t0, t1, end;
-	struct wq_stats st;
 	int i, got = 0, seen[N] = { 0 };
 	char k[WQT_KEY_LEN + 1];
 
@@ -177,9 +162,7 @@ TEST_F(delay, d2_earliest_wins_many_keys)
 	ASSERT_EQ(N, got) TH_LOG("only %d of %d keys fired", got, N);
 	for (i = 0; i < N; i++)
 		EXPECT_EQ(1, seen[i]) TH_LOG("key %d", i);
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(keys, 0));
 }
 
 /* D3 TestAddTwoFireEarly: the earlier key fires first; a key never done
@@ -187,7 +170,6 @@ TEST_F(delay, d2_earliest_wins_many_keys)
 TEST_F(delay, d3_two_fire_early)
 {
 	const int64_t d_foo = 1500 * MS, d_bar = 200 * MS, d_baz = 2000 * MS;
-	struct wq_stats st;
 	int64_t t0, t_bar, t2;
 	int n;
 
@@ -204,10 +186,8 @@ TEST_F(delay, d3_two_fire_early)
 	ASSERT_EQ(0, AFTER(self->fd, "baz", d_baz));
 	EXPECT_GET_AFTER(self->fd, "foo", t0 + d_foo);
 	EXPECT_GET_AFTER(self->fd, "baz", t2 + d_baz);
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(3U, st.processing);
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.queued);
+	EXPECT_STATS(self->fd, STAT(processing, 3), STAT(waiting, 0),
+		     STAT(queued, 0));
 }
 
 /*
@@ -289,13 +269,9 @@ TEST_F(delay, ready_order_many)
 
 TEST_F(delay, zero_delay_is_add)
 {
-	struct wq_stats st;
-
 	ASSERT_EQ(0, AFTER(self->fd, "z", 0));
 	ASSERT_EQ(1, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(1U, st.queued);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(queued, 1));
 	/* coalesces with a queued copy */
 	ASSERT_EQ(0, AFTER(self->fd, "a", 0));
 	ASSERT_EQ(0, AFTER(self->fd, "z", 0));
@@ -304,8 +280,7 @@ TEST_F(delay, zero_delay_is_add)
 	/* dirty while processing, queued again at done */
 	ASSERT_EQ(0, AFTER(self->fd, "z", 0));
 	ASSERT_EQ(1, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1U, st.dirty);
+	EXPECT_STATS(self->fd, STAT(dirty, 1));
 	EXPECT_GET(self->fd, "a");
 	EXPECT_NOTHING(self->fd);
 	ASSERT_EQ(0, DONE(self->fd, "z"));
@@ -317,15 +292,11 @@ TEST_F(delay, zero_delay_is_add)
 	ASSERT_EQ(0, wq_len(self->fd));
 	ASSERT_EQ(0, AFTER(self->fd, "w", 0));
 	ASSERT_EQ(1, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1U, st.waiting);
-	EXPECT_EQ(1U, st.queued);
-	EXPECT_EQ(1U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 1), STAT(queued, 1),
+		     STAT(keys, 1));
 	EXPECT_GET(self->fd, "w");
 	ASSERT_EQ(0, DONE(self->fd, "w"));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1U, st.waiting);
-	EXPECT_EQ(1U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 1), STAT(keys, 1));
 }
 
 /*
@@ -345,23 +316,19 @@ TEST_F(delay, add_while_waiting_coalesces)
 	ASSERT_EQ(1, wq_len(self->fd));
 	ASSERT_EQ(0, wqt_stat(self->fd, &st));
 	t = now_ns();
-	EXPECT_EQ(1U, st.queued);
-	EXPECT_EQ(1U, st.keys);
+	EXPECT_STATS_OF(st, STAT(queued, 1), STAT(keys, 1));
 	if (t < t0 + d)
 		EXPECT_EQ(1U, st.waiting) TH_LOG("the add cancelled the waiting copy");
 	/* the waiting copy fires (never early) ... */
 	EXPECT_FIRED_AFTER(self->fd, waiting, 0U, t0 + d, "k");
 	/* ... into the queued copy */
 	ASSERT_EQ(1, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1U, st.keys);
-	EXPECT_EQ(0U, st.dirty);
+	EXPECT_STATS(self->fd, STAT(keys, 1), STAT(dirty, 0));
 	EXPECT_GET(self->fd, "k");
 	EXPECT_NOTHING(self->fd);
 	ASSERT_EQ(0, DONE(self->fd, "k"));
 	EXPECT_NOTHING(self->fd);
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(keys, 0));
 }
 
 /*
@@ -371,7 +338,6 @@ TEST_F(delay, add_while_waiting_coalesces)
 TEST_F(delay, fire_while_processing_is_dirty)
 {
 	const int64_t d = 400 * MS;
-	struct wq_stats st;
 	int64_t t0;
 
 	t0 = now_ns();
@@ -380,11 +346,8 @@ TEST_F(delay, fire_while_processing_is_dirty)
 	EXPECT_GET(self->fd, "k");
 	ASSERT_EQ(0, wq_len(self->fd));
 	EXPECT_FIRED_AFTER(self->fd, dirty, 1U, t0 + d, "k");
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(1U, st.processing);
-	EXPECT_EQ(0U, st.queued);
-	EXPECT_EQ(1U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(processing, 1),
+		     STAT(queued, 0), STAT(keys, 1));
 	ASSERT_EQ(0, wq_len(self->fd));
 	EXPECT_NOTHING(self->fd);
 	ASSERT_EQ(0, DONE(self->fd, "k"));
@@ -404,15 +367,13 @@ TEST_F(delay, fire_while_processing_is_dirty)
 	EXPECT_GET(self->fd, "p");
 	ASSERT_EQ(0, DONE(self->fd, "p"));
 	EXPECT_NOTHING(self->fd);
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(keys, 0));
 }
 
 /* ---- waiting keys: len, stats, max_items ------------------------------------ */
 
 TEST_F(delay, waiting_not_in_len)
 {
-	struct wq_stats st;
 	char k[WQT_KEY_LEN + 1];
 	int i;
 
@@ -422,24 +383,17 @@ TEST_F(delay, waiting_not_in_len)
 	}
 	ASSERT_EQ(0, wq_len(self->fd));
 	EXPECT_NOTHING(self->fd);
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(5U, st.waiting);
-	EXPECT_EQ(5U, st.keys);
-	EXPECT_EQ(0U, st.queued);
-	EXPECT_EQ(0U, st.processing);
+	EXPECT_STATS(self->fd, STAT(waiting, 5), STAT(keys, 5), STAT(queued, 0),
+		     STAT(processing, 0));
 	ASSERT_EQ(0, wqt_add_i(self->fd, 100));
 	ASSERT_EQ(0, wqt_add_i(self->fd, 101));
 	ASSERT_EQ(2, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(5U, st.waiting);
-	EXPECT_EQ(7U, st.keys);
-	EXPECT_EQ(2U, st.queued);
+	EXPECT_STATS(self->fd, STAT(waiting, 5), STAT(keys, 7),
+		     STAT(queued, 2));
 	/* a waiting key also queued counts once in keys */
 	ASSERT_EQ(0, wqt_add_i(self->fd, 0));
 	ASSERT_EQ(3, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(5U, st.waiting);
-	EXPECT_EQ(7U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 5), STAT(keys, 7));
 }
 
 /*
@@ -472,8 +426,7 @@ TEST_F(delay, max_items_waiting)
 	EXPECT_EQ(0, ADD(fd, "c"));
 	SKIP_IF_STALLED(now_ns() >= t0 + 500 * MS, "d may have fired before b and c were queued");
 	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(4U, st.keys);
-	EXPECT_EQ(2U, st.queued);
+	EXPECT_STATS_OF(st, STAT(keys, 4), STAT(queued, 2));
 	if (now_ns() < t0 + 500 * MS)
 		EXPECT_EQ(4U, st.waiting);
 	ASSERT_EQ(-EAGAIN, ADD(fd, "e"));
@@ -487,16 +440,11 @@ TEST_F(delay, max_items_waiting)
 	ASSERT_EQ(0, DONE(fd, "c"));
 	ASSERT_EQ(-EAGAIN, AFTER(fd, "e", LONG_DELAY));
 	ASSERT_EQ(0, DONE(fd, "d"));
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(3U, st.keys);
-	EXPECT_EQ(3U, st.waiting);
+	EXPECT_STATS(fd, STAT(keys, 3), STAT(waiting, 3));
 	ASSERT_EQ(0, AFTER(fd, "e", LONG_DELAY));
 	ASSERT_EQ(-EAGAIN, AFTER(fd, "f", LONG_DELAY));
 	ASSERT_EQ(-EAGAIN, ADD(fd, "f"));
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(4U, st.keys);
-	EXPECT_EQ(4U, st.waiting);
-	EXPECT_EQ(0U, st.queued);
+	EXPECT_STATS(fd, STAT(keys, 4), STAT(waiting, 4), STAT(queued, 0));
 	wq_close(fd);
 	wq_destroy(name);
 }
@@ -505,7 +453,6 @@ TEST_F(delay, max_items_waiting)
 TEST_F(delay, max_items_held_keys_may_wait)
 {
 	char name[WQ_NAME_MAX];
-	struct wq_stats st;
 	int fd, i;
 
 	fd = wqt_create_bounded(name, "delay-full", 4);
@@ -523,19 +470,14 @@ TEST_F(delay, max_items_held_keys_may_wait)
 			TH_LOG("key %d", i);
 		ASSERT_EQ(0, wq_add_after(fd, k, WQT_KEY_LEN, LONG_DELAY / 2));
 	}
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(4U, st.keys);
-	EXPECT_EQ(4U, st.waiting);
-	EXPECT_EQ(2U, st.queued);
-	EXPECT_EQ(2U, st.processing);
-	EXPECT_EQ(0U, st.dirty);
+	EXPECT_STATS(fd, STAT(keys, 4), STAT(waiting, 4), STAT(queued, 2),
+		     STAT(processing, 2), STAT(dirty, 0));
 	ASSERT_EQ(-EAGAIN, wq_add_after(fd, "x", 1, LONG_DELAY));
 	/* done does not free keys that still wait */
 	ASSERT_EQ(0, wqt_done_i(fd, 0));
 	ASSERT_EQ(0, wqt_done_i(fd, 1));
 	ASSERT_EQ(-EAGAIN, wq_add_after(fd, "x", 1, LONG_DELAY));
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(4U, st.keys);
+	EXPECT_STATS(fd, STAT(keys, 4));
 	wq_close(fd);
 	wq_destroy(name);
 }

@@ -124,7 +124,6 @@ TEST_F(fail, add)
 {
 	char ok[NKEYS] = { 0 }, k[64];
 	int i, ret, nok = 0, nfail = 0;
-	struct wq_stats st;
 
 	for (i = 0; i < NKEYS; i++) {
 		key_of(k, i);
@@ -137,19 +136,15 @@ TEST_F(fail, add)
 	}
 	TH_LOG("%d adds, %d -ENOMEM", nok, nfail);
 	ASSERT_LT(0, nfail);	/* the injection really happened */
-	ASSERT_EQ(0, wq_stat(self->fd, &st));
-	EXPECT_EQ((uint32_t)nok, st.queued);
-	EXPECT_EQ((uint32_t)nok, st.keys);
+	EXPECT_STATS(self->fd, STAT(queued, nok), STAT(keys, nok));
 	drain_expect(_metadata, self->fd, ok, NKEYS);
-	ASSERT_EQ(0, wq_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(keys, 0));
 }
 
 TEST_F(fail, get_and_done)
 {
 	char ok[NKEYS], buf[64];
 	int i, ret, enomem = 0;
-	struct wq_stats st;
 	ssize_t len;
 
 	memset(ok, 1, sizeof(ok));
@@ -184,9 +179,7 @@ TEST_F(fail, get_and_done)
 	}
 	ASSERT_LT(0, enomem);
 	drain_expect(_metadata, self->fd, ok, NKEYS);
-	ASSERT_EQ(0, wq_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.keys);
-	EXPECT_EQ(0U, st.processing);
+	EXPECT_STATS(self->fd, STAT(keys, 0), STAT(processing, 0));
 }
 
 TEST_F(fail, add_after_and_rate_limited)
@@ -194,7 +187,6 @@ TEST_F(fail, add_after_and_rate_limited)
 	struct wq_attr attr = { .limiter = "exponential:1h:2h" };
 	int i, ret, fd, nok = 0, nrl = 0;
 	char ok[NKEYS] = { 0 }, name[WQ_NAME_MAX], k[64];
-	struct wq_stats st;
 	uint64_t delay;
 
 	/* Every key waits an hour: the counts below cannot race a timer. */
@@ -217,17 +209,11 @@ TEST_F(fail, add_after_and_rate_limited)
 		nrl += !ret && !(i % 2);
 	}
 	ASSERT_GT(NKEYS, nok);	/* the injection really happened */
-	ASSERT_EQ(0, wq_stat(fd, &st));
-	EXPECT_EQ((uint32_t)nok, st.waiting);
-	EXPECT_EQ((uint32_t)nok, st.keys);
-	EXPECT_EQ((uint32_t)nrl, st.tracked);
-	EXPECT_EQ(0U, st.queued);
+	EXPECT_STATS(fd, STAT(waiting, nok), STAT(keys, nok),
+		     STAT(tracked, nrl), STAT(queued, 0));
 	/* Shutdown drops every waiting key; the failure counts stay. */
 	ASSERT_EQ(0, wq_shutdown(fd));
-	ASSERT_EQ(0, wq_stat(fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.keys);
-	EXPECT_EQ((uint32_t)nrl, st.tracked);
+	EXPECT_STATS(fd, STAT(waiting, 0), STAT(keys, 0), STAT(tracked, nrl));
 	for (i = 0; i < NKEYS; i += 2) {
 		key_of(k, i);
 		EXPECT_EQ(ok[i], wq_num_requeues(fd, k, strlen(k)));
@@ -291,8 +277,7 @@ TEST_F(fail, growth)
 		snprintf(k, sizeof(k), "grow-%d", i);
 		wq_add(self->fd, k, strlen(k));
 	}
-	ASSERT_EQ(0, wq_stat(self->fd, &st));
-	EXPECT_EQ(5000U, st.keys);
+	EXPECT_STATS(self->fd, STAT(keys, 5000));
 }
 
 TEST_HARNESS_MAIN

@@ -158,7 +158,6 @@ TEST_F(life, destroy_keeps_open_handles)
 TEST_F(life, handles_share_queue)
 {
 	int fd2 = wq_open(self->name);
-	struct wq_stats st;
 	char buf[16];
 
 	ASSERT_LE(0, fd2);
@@ -171,12 +170,9 @@ TEST_F(life, handles_share_queue)
 	/* any handle may end processing of a key another handle got */
 	ASSERT_EQ(0, DONE(self->fd, "x"));
 	ASSERT_EQ(-ENOENT, DONE(fd2, "x"));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(2U, st.handles);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(handles, 2), STAT(keys, 0));
 	ASSERT_EQ(0, wq_close(fd2));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1U, st.handles);
+	EXPECT_STATS(self->fd, STAT(handles, 1));
 }
 
 struct fork_arg {
@@ -471,7 +467,6 @@ TEST_F(life, close_bad_fd)
 TEST_F(life, close_returns_processing_keys)
 {
 	int fd2 = wq_open(self->name);
-	struct wq_stats st;
 	char buf[16];
 
 	ASSERT_LE(0, fd2);
@@ -492,11 +487,8 @@ TEST_F(life, close_returns_processing_keys)
 	ASSERT_EQ(0, wq_close(fd2));
 	/* a and b are queued again, b only once; d and e stay processing */
 	ASSERT_EQ(2, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(2U, st.queued);
-	EXPECT_EQ(2U, st.processing);
-	EXPECT_EQ(0U, st.dirty);
-	EXPECT_EQ(4U, st.keys);
+	EXPECT_STATS(self->fd, STAT(queued, 2), STAT(processing, 2),
+		     STAT(dirty, 0), STAT(keys, 4));
 	ASSERT_EQ(1, get_str(self->fd, buf, sizeof(buf), 0));
 	ASSERT_TRUE(!strcmp(buf, "a") || !strcmp(buf, "b"));
 	ASSERT_EQ(1, get_str(self->fd, buf, sizeof(buf), 0));
@@ -507,8 +499,7 @@ TEST_F(life, close_returns_processing_keys)
 	ASSERT_EQ(0, DONE(self->fd, "d"));
 	ASSERT_EQ(0, DONE(self->fd, "a"));
 	ASSERT_EQ(0, DONE(self->fd, "b"));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(keys, 0));
 }
 
 /* A key got by one handle and done by another is not put back at close. */
@@ -529,7 +520,6 @@ TEST_F(life, close_after_foreign_done)
 TEST_F(life, close_does_not_steal_regot_key)
 {
 	int fd2 = wq_open(self->name);
-	struct wq_stats st;
 
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, ADD(self->fd, "k"));
@@ -539,8 +529,7 @@ TEST_F(life, close_does_not_steal_regot_key)
 	EXPECT_GET(self->fd, "k");
 	ASSERT_EQ(0, wq_close(fd2));
 	ASSERT_EQ(0, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1U, st.processing);
+	EXPECT_STATS(self->fd, STAT(processing, 1));
 	ASSERT_EQ(0, DONE(self->fd, "k"));
 }
 
@@ -622,7 +611,6 @@ TEST_F(life, shutdown_dirty_key_requeued)
 /* Shutdown drops delayed keys that have not fired. */
 TEST_F(life, shutdown_drops_waiting_keys)
 {
-	struct wq_stats st;
 	char buf[16];
 
 	ASSERT_EQ(0, wq_add_after(self->fd, "w", 1, 200ULL * 1000000ULL));
@@ -630,9 +618,7 @@ TEST_F(life, shutdown_drops_waiting_keys)
 	wqt_sleep_ms(500);
 	ASSERT_EQ(0, wq_len(self->fd));
 	ASSERT_EQ(-ESHUTDOWN, wq_get(self->fd, buf, sizeof(buf), 0));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(keys, 0));
 }
 
 /* ---- drain ---------------------------------------------------------------- */

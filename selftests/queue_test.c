@@ -24,7 +24,6 @@ static ssize_t get_empty(int fd)
 TEST_F(queue, add_get_done)
 {
 	char buf[64];
-	struct wq_stats st;
 
 	ASSERT_EQ(0, wq_len(self->fd));
 	ASSERT_EQ(0, ADD(self->fd, "ns/name"));
@@ -32,9 +31,7 @@ TEST_F(queue, add_get_done)
 	ASSERT_EQ(7, get_str(self->fd, buf, sizeof(buf), 0));
 	ASSERT_STREQ("ns/name", buf);
 	ASSERT_EQ(0, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1, st.processing);
-	EXPECT_EQ(1, st.keys);
+	EXPECT_STATS(self->fd, STAT(processing, 1), STAT(keys, 1));
 	ASSERT_EQ(0, DONE(self->fd, "ns/name"));
 	ASSERT_EQ(0, wq_len(self->fd));
 	ASSERT_EQ(-EAGAIN, wq_get(self->fd, buf, sizeof(buf), 0));
@@ -55,7 +52,6 @@ TEST_F(queue, len_dedup)
 TEST_F(queue, len_counts_only_queued)
 {
 	char buf[16];
-	struct wq_stats st;
 
 	ASSERT_EQ(0, ADD(self->fd, "a"));
 	ASSERT_EQ(0, ADD(self->fd, "b"));
@@ -65,12 +61,8 @@ TEST_F(queue, len_counts_only_queued)
 	ASSERT_EQ(1, wq_len(self->fd));
 	ASSERT_EQ(0, wq_add_after(self->fd, "c", 1, 60ULL * 1000000000ULL));
 	ASSERT_EQ(1, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1, st.queued);
-	EXPECT_EQ(1, st.processing);
-	EXPECT_EQ(1, st.dirty);
-	EXPECT_EQ(1, st.waiting);
-	EXPECT_EQ(3, st.keys);
+	EXPECT_STATS(self->fd, STAT(queued, 1), STAT(processing, 1),
+		     STAT(dirty, 1), STAT(waiting, 1), STAT(keys, 3));
 }
 
 TEST_F(queue, fifo_order)
@@ -182,7 +174,6 @@ static bool getter_wait(struct getter *g, int ms)
 TEST_F(queue, collapse_while_processing)
 {
 	struct getter g = { .fd = self->fd, .timeout_ms = -1 };
-	struct wq_stats st;
 	pthread_t th;
 
 	ASSERT_EQ(0, ADD(self->fd, "foo"));
@@ -194,9 +185,7 @@ TEST_F(queue, collapse_while_processing)
 	ASSERT_FALSE(atomic_load(&g.returned))
 		TH_LOG("second Get returned %zd while foo was processing", g.ret);
 	ASSERT_EQ(0, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1, st.dirty);
-	EXPECT_EQ(1, st.processing);
+	EXPECT_STATS(self->fd, STAT(dirty, 1), STAT(processing, 1));
 	ASSERT_EQ(0, DONE(self->fd, "foo"));
 	ASSERT_TRUE(getter_wait(&g, 5000));
 	pthread_join(th, NULL);
@@ -227,17 +216,11 @@ TEST_F(queue, done_not_processing)
 /* Q11 TestGarbageCollection: after Done the queue holds nothing. */
 TEST_F(queue, nothing_retained_after_done)
 {
-	struct wq_stats st;
-
 	ASSERT_EQ(0, ADD(self->fd, "obj"));
 	EXPECT_GET(self->fd, "obj");
 	ASSERT_EQ(0, DONE(self->fd, "obj"));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0, st.keys);
-	EXPECT_EQ(0, st.queued);
-	EXPECT_EQ(0, st.processing);
-	EXPECT_EQ(0, st.dirty);
-	EXPECT_EQ(0, st.waiting);
+	EXPECT_STATS(self->fd, STAT(keys, 0), STAT(queued, 0),
+		     STAT(processing, 0), STAT(dirty, 0), STAT(waiting, 0));
 }
 
 /* Keys are byte strings: NUL inside is fine, equality is byte equality. */
@@ -305,7 +288,6 @@ TEST_F(queue, key_length_limits)
 TEST_F(queue, get_emsgsize)
 {
 	char buf[64];
-	struct wq_stats st;
 
 	ASSERT_EQ(0, ADD(self->fd, "hello"));
 	ASSERT_EQ(0, ADD(self->fd, "z"));
@@ -313,8 +295,7 @@ TEST_F(queue, get_emsgsize)
 	ASSERT_EQ(-EMSGSIZE, wq_get(self->fd, buf, 0, 0));
 	ASSERT_EQ(-EMSGSIZE, wq_get(self->fd, buf, 4, 1000));
 	ASSERT_EQ(2, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(0, st.processing);
+	EXPECT_STATS(self->fd, STAT(processing, 0));
 	ASSERT_EQ(5, wq_get(self->fd, buf, 5, 0));
 	ASSERT_EQ(0, memcmp(buf, "hello", 5));
 	EXPECT_GET(self->fd, "z");
@@ -618,7 +599,6 @@ TEST_F(queue, max_items_one_slot_cycles)
 TEST_F(queue, get_detached)
 {
 	char buf[16];
-	struct wq_stats st;
 
 	ASSERT_EQ(0, ADD(self->fd, "d"));
 	ASSERT_EQ(1, wq_get_detached(self->fd, buf, sizeof(buf), 0));
@@ -626,9 +606,7 @@ TEST_F(queue, get_detached)
 	ASSERT_EQ(-EAGAIN, wq_get_detached(self->fd, buf, sizeof(buf), 0));
 	ASSERT_EQ(0, wq_len(self->fd));
 	ASSERT_EQ(0, ADD(self->fd, "d"));	/* dirty */
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	EXPECT_EQ(1, st.processing);
-	EXPECT_EQ(1, st.dirty);
+	EXPECT_STATS(self->fd, STAT(processing, 1), STAT(dirty, 1));
 	ASSERT_EQ(0, DONE(self->fd, "d"));
 	ASSERT_EQ(1, wq_len(self->fd));
 	ASSERT_EQ(-EMSGSIZE, wq_get_detached(self->fd, buf, 0, 0));

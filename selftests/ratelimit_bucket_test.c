@@ -120,7 +120,6 @@ TEST_F(rl, bucket_burst)
 /* The bucket is the queue's, not the key's: one key drains it too. */
 TEST_F(rl, bucket_not_per_key)
 {
-	struct wq_stats st;
 	int64_t t0, t1;
 	uint64_t d = ~0ULL;
 	int fd;
@@ -134,9 +133,7 @@ TEST_F(rl, bucket_not_per_key)
 	expect_bucket_delay(_metadata, d, 100 * MS, t1 - t0);
 	EXPECT_REQUEUES(fd, "k", 0);
 	ASSERT_EQ(1, wq_len(fd));
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(1U, st.keys);
-	EXPECT_EQ(0U, st.tracked);
+	EXPECT_STATS(fd, STAT(keys, 1), STAT(tracked, 0));
 	/* one bucket per queue: a second queue's bucket is full */
 	NEWQ(fd, "bucket:10:2", 0);
 	EXPECT_DELAY(fd, "k", 0);

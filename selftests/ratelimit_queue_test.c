@@ -32,9 +32,8 @@ TEST_F(rl, delayed_key_waits)
 	t1 = now_ns();
 	if (t1 < t0 + d) {
 		EXPECT_EQ(0, n);
-		EXPECT_EQ(1U, st.waiting);
-		EXPECT_EQ(0U, st.queued);
-		EXPECT_EQ(1U, st.keys);
+		EXPECT_STATS_OF(st, STAT(waiting, 1), STAT(queued, 0),
+				STAT(keys, 1));
 		ASSERT_EQ(-EAGAIN, wq_get(fd, buf, sizeof(buf), 0));
 	}
 	EXPECT_EQ(1U, st.tracked);
@@ -43,10 +42,7 @@ TEST_F(rl, delayed_key_waits)
 	EXPECT_REQUEUES(fd, "k", 1);
 	ASSERT_EQ(0, DONE(fd, "k"));
 	/* kept only for its failure count now */
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(0U, st.keys);
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(1U, st.tracked);
+	EXPECT_STATS(fd, STAT(keys, 0), STAT(waiting, 0), STAT(tracked, 1));
 	EXPECT_REQUEUES(fd, "k", 1);
 	/* the next failure waits twice as long, and is not handed out early */
 	t0 = now_ns();
@@ -54,16 +50,13 @@ TEST_F(rl, delayed_key_waits)
 	EXPECT_GET_AFTER(fd, "k", t0 + 2 * d);
 	ASSERT_EQ(0, DONE(fd, "k"));
 	ASSERT_EQ(0, FORGET(fd, "k"));
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(0U, st.tracked);
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(fd, STAT(tracked, 0), STAT(keys, 0));
 }
 
 /* ---- failures count whatever the key's state; Forget removes nothing ---- */
 
 TEST_F(rl, counts_while_queued)
 {
-	struct wq_stats st;
 	int fd;
 
 	NEWQ(fd, "exponential:1ms:1s", 0);
@@ -73,23 +66,17 @@ TEST_F(rl, counts_while_queued)
 	EXPECT_REQUEUES(fd, "k", 3);
 	/* the waiting copies fire into the queued one */
 	ASSERT_LT(0, WAIT_STAT(fd, waiting, 0U)) TH_LOG("k still waits");
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(1U, st.queued);
-	EXPECT_EQ(1U, st.keys);
-	EXPECT_EQ(1U, st.tracked);
+	EXPECT_STATS(fd, STAT(waiting, 0), STAT(queued, 1), STAT(keys, 1),
+		     STAT(tracked, 1));
 	/* Forget does not take the key off the queue */
 	ASSERT_EQ(0, FORGET(fd, "k"));
 	EXPECT_REQUEUES(fd, "k", 0);
 	ASSERT_EQ(1, wq_len(fd));
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(0U, st.tracked);
-	EXPECT_EQ(1U, st.keys);
+	EXPECT_STATS(fd, STAT(tracked, 0), STAT(keys, 1));
 	EXPECT_GET(fd, "k");
 	ASSERT_EQ(0, DONE(fd, "k"));
 	ASSERT_EQ(0, wq_len(fd));
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(0U, st.keys);
+	EXPECT_STATS(fd, STAT(keys, 0));
 }
 
 TEST_F(rl, counts_while_processing)
@@ -123,30 +110,23 @@ TEST_F(rl, counts_while_processing)
 
 TEST_F(rl, counts_while_waiting)
 {
-	struct wq_stats st;
 	int fd;
 
 	NEWQ(fd, "exponential:1h:10h", 0);
 	EXPECT_DOUBLING(fd, "w", 1 * HOUR, 3);
 	EXPECT_REQUEUES(fd, "w", 3);
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(1U, st.waiting);
-	EXPECT_EQ(1U, st.keys);
+	EXPECT_STATS(fd, STAT(waiting, 1), STAT(keys, 1));
 	EXPECT_EQ(0, wq_len(fd));
 	/* Forget does not cancel the wait */
 	ASSERT_EQ(0, FORGET(fd, "w"));
 	EXPECT_REQUEUES(fd, "w", 0);
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(1U, st.waiting);
-	EXPECT_EQ(1U, st.keys);
-	EXPECT_EQ(0U, st.tracked);
+	EXPECT_STATS(fd, STAT(waiting, 1), STAT(keys, 1), STAT(tracked, 0));
 	EXPECT_DELAY(fd, "w", 1 * HOUR);
 }
 
 /* Forget of a key the queue does not know: 0, and nothing is created. */
 TEST_F(rl, forget_unknown_key)
 {
-	struct wq_stats st;
 	int fd;
 
 	NEWQ(fd, "exponential:1ms:1s", 0);
@@ -155,10 +135,7 @@ TEST_F(rl, forget_unknown_key)
 	ASSERT_EQ(0, ADD(fd, "plain"));
 	ASSERT_EQ(0, FORGET(fd, "plain"));	/* held, no failures */
 	EXPECT_REQUEUES(fd, "plain", 0);
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(1U, st.keys);
-	EXPECT_EQ(0U, st.tracked);
-	EXPECT_EQ(1U, st.queued);
+	EXPECT_STATS(fd, STAT(keys, 1), STAT(tracked, 0), STAT(queued, 1));
 }
 
 /* ---- failure counts belong to the queue ----------------------------------- */
@@ -230,13 +207,11 @@ TEST_F(rl, error_after_shutdown)
 	/* Forget and NumRequeues still answer */
 	ASSERT_EQ(0, FORGET(fd, "k"));
 	EXPECT_REQUEUES(fd, "k", 0);
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(0U, st.tracked);
+	EXPECT_STATS(fd, STAT(tracked, 0));
 }
 
 TEST_F(rl, error_full_queue)
 {
-	struct wq_stats st;
 	char buf[16];
 	int fd;
 
@@ -252,11 +227,8 @@ TEST_F(rl, error_full_queue)
 	/* an idle key is not held: it needs room too, and keeps its count */
 	ASSERT_EQ(-EAGAIN, ARL(fd, "b", NULL));
 	EXPECT_REQUEUES(fd, "b", 1);
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(1U, st.keys);
-	EXPECT_EQ(1U, st.tracked);
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(1U, st.queued);
+	EXPECT_STATS(fd, STAT(keys, 1), STAT(tracked, 1), STAT(waiting, 0),
+		     STAT(queued, 1));
 	/* a key the queue holds never fails for capacity */
 	EXPECT_DELAY(fd, "a", 1 * MS);
 	EXPECT_REQUEUES(fd, "a", 1);

@@ -89,7 +89,6 @@ TEST_F(rl, l1_exponential)
  */
 TEST_F(rl, l2_exponential_overflow)
 {
-	struct wq_stats st;
 	int fd, fd2, i;
 
 	NEWQ(fd, "exponential:1ms:1000s", 0);
@@ -102,9 +101,7 @@ TEST_F(rl, l2_exponential_overflow)
 	}
 	EXPECT_DELAY(fd, "overflow1", 1000 * SEC);
 	EXPECT_REQUEUES(fd, "overflow1", 1001);
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(2U, st.keys);
-	EXPECT_EQ(2U, st.tracked);
+	EXPECT_STATS(fd, STAT(keys, 2), STAT(tracked, 2));
 
 	NEWQ(fd2, "exponential:1m:1000h", 0);
 	EXPECT_DOUBLING(fd2, "two", 1 * MINUTE, 3);
@@ -254,9 +251,7 @@ TEST_F(rl, default_limiter)
 		EXPECT_DOUBLING(fd, "one", 5 * MS, 18);
 		EXPECT_DELAY(fd, "one", 1000 * SEC);	/* 19th */
 		EXPECT_REQUEUES(fd, "one", 19);
-		ASSERT_EQ(0, wqt_stat(fd, &st));
-		EXPECT_EQ(1U, st.tracked);
-		EXPECT_EQ(1U, st.keys);
+		EXPECT_STATS(fd, STAT(tracked, 1), STAT(keys, 1));
 	}
 	/* 18th call: 655.36 s exactly */
 	ASSERT_EQ(0, FORGET(fds[0], "one"));
@@ -281,15 +276,11 @@ TEST_F(rl, none_limiter)
 	EXPECT_DELAY(fd, "k", 0);
 	ASSERT_EQ(1, wq_len(fd));
 	EXPECT_REQUEUES(fd, "k", 0);
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(0U, st.waiting);
-	EXPECT_EQ(0U, st.tracked);
-	EXPECT_EQ(1U, st.keys);
+	EXPECT_STATS(fd, STAT(waiting, 0), STAT(tracked, 0), STAT(keys, 1));
 	EXPECT_GET(fd, "k");
 	ASSERT_EQ(0, DONE(fd, "k"));
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(0U, st.keys);	/* nothing kept for failures */
-	EXPECT_EQ(0U, st.tracked);
+	/* nothing kept for failures */
+	EXPECT_STATS(fd, STAT(keys, 0), STAT(tracked, 0));
 }
 
 TEST_HARNESS_MAIN

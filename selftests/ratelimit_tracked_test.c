@@ -103,19 +103,16 @@ TEST_F(rl, max_tracked_default)
 	EXPECT_EQ(mi.default_max_tracked, st.max_tracked);
 	EXPECT_EQ(0ULL, (unsigned long long)st.evicted);
 	NEWQ_RAW(fd, &lim, 0, 2);
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(2U, st.max_tracked);
+	EXPECT_STATS(fd, STAT(max_tracked, 2));
 	/* libwq's queues get the default */
 	NEWQ(fd, "exponential:1ns:2ns", 0);
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(mi.default_max_tracked, st.max_tracked);
+	EXPECT_STATS(fd, STAT(max_tracked, mi.default_max_tracked));
 }
 
 /* Beyond max_tracked idle records, the oldest is forgotten and counted. */
 TEST_F(rl, max_tracked_evicts_oldest)
 {
 	struct wq_limiter lim = exp_limiter(1, 2);
-	struct wq_stats st;
 	uint64_t d = 0;
 	int fd;
 
@@ -128,9 +125,7 @@ TEST_F(rl, max_tracked_evicts_oldest)
 	EXPECT_REQUEUES(fd, "a", 0);
 	EXPECT_REQUEUES(fd, "b", 1);
 	EXPECT_REQUEUES(fd, "c", 1);
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(0U, st.keys);
-	EXPECT_EQ(0U, st.waiting);
+	EXPECT_STATS(fd, STAT(keys, 0), STAT(waiting, 0));
 	/* a starts again from its first failure (1ns), b goes now */
 	ASSERT_EQ(0, ARL(fd, "a", &d));
 	ASSERT_EQ(1ULL, d);
@@ -173,7 +168,6 @@ TEST_F(rl, max_tracked_lru_order)
 TEST_F(rl, max_tracked_held_never_evicted)
 {
 	struct wq_limiter lim = exp_limiter(1, 2);
-	struct wq_stats st;
 	char buf[16];
 	int fd;
 
@@ -205,11 +199,8 @@ TEST_F(rl, max_tracked_held_never_evicted)
 	EXPECT_REQUEUES(fd, "w", 1);
 	EXPECT_REQUEUES(fd, "q", 1);
 	/* churn more idle keys through the cap: held keys stay */
-	ASSERT_EQ(0, wqt_stat(fd, &st));
-	EXPECT_EQ(3U, st.keys);
-	EXPECT_EQ(1U, st.queued);
-	EXPECT_EQ(1U, st.processing);
-	EXPECT_EQ(1U, st.waiting);
+	EXPECT_STATS(fd, STAT(keys, 3), STAT(queued, 1), STAT(processing, 1),
+		     STAT(waiting, 1));
 	EXPECT_GET(fd, "q");		/* q: processing now */
 	MAKE_IDLE(fd, "c");
 	MAKE_IDLE(fd, "d");

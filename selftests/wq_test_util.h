@@ -6,6 +6,7 @@
  *
  * - unique queue names (one per test, plus extra ones on demand)
  * - key sets: key i is the string "k%05d" (no NUL), wqt_key_index() maps back
+ * - the counters of wq_stat, checked in one line (EXPECT_STATS)
  * - a shared-memory tracker for multi-thread and multi-process tests: a key
  *   must never be held by two consumers at once, and every key added must
  *   be handed out after its last add
@@ -31,6 +32,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +137,46 @@ static inline int wqt_create_bounded(char name[WQ_NAME_MAX], const char *tag,
 	wqt_name(name, tag);
 	return wq_create(name, &attr);
 }
+
+/* ---- expected counters -------------------------------------------------- */
+
+/* A uint32_t counter of struct wq_stats and the value it should have. */
+struct wqt_want {
+	const char *name;
+	size_t off;
+	uint32_t value;
+};
+
+/* STAT(field, value), for EXPECT_STATS; field must be a uint32_t counter. */
+#define STAT(f, v) {							\
+		#f,							\
+		offsetof(struct wq_stats, f) + 0 *			\
+		sizeof(char[sizeof(((struct wq_stats *)0)->f) == 4 ? 1 : -1]), \
+		(uint32_t)(v),						\
+	}
+
+/* Each counter of the struct wq_stats st is as wanted (EXPECT). */
+#define EXPECT_STATS_OF(st, ...) do {					\
+		const struct wqt_want _w[] = { __VA_ARGS__ };		\
+		size_t _i;						\
+		for (_i = 0; _i < ARRAY_SIZE(_w); _i++) {		\
+			uint32_t _seen;					\
+			memcpy(&_seen, (const char *)&(st) + _w[_i].off, \
+			       sizeof(_seen));				\
+			EXPECT_EQ(_w[_i].value, _seen)			\
+				TH_LOG("stat %s", _w[_i].name);		\
+		}							\
+	} while (0)
+
+/*
+ * EXPECT_STATS(fd, STAT(queued, 1), STAT(keys, 2), ...): wq_stat of fd
+ * succeeds (ASSERT) and each counter named is as wanted (EXPECT).
+ */
+#define EXPECT_STATS(fd, ...) do {					\
+		struct wq_stats _sst;					\
+		ASSERT_EQ(0, wqt_stat(fd, &_sst));			\
+		EXPECT_STATS_OF(_sst, __VA_ARGS__);			\
+	} while (0)
 
 /* ---- shared memory ----------------------------------------------------- */
 
@@ -361,7 +403,7 @@ static inline ssize_t get_str(int fd, char *buf, size_t cap, int timeout_ms)
 #define EXPECT_NOTHING(fd) do {						\
 		char _b[WQ_KEY_MAX + 1];				\
 		ssize_t _n = get_str(fd, _b, sizeof(_b), 0);		\
-		ASSERT_EQ(-EAGAIN, _n) TH_LOG("got %s",		\
+		ASSERT_EQ(-EAGAIN, _n) TH_LOG("got %s",			\
 					      _n >= 0 ? _b : strerror(-_n)); \
 	} while (0)
 
