@@ -112,34 +112,55 @@ static void *shared_workers(int n)
 	return wqt_shared(n * sizeof(struct worker));
 }
 
+/* n workers like tmpl, worker i with the seed seed0 + i * step. */
+static void set_workers(struct worker *w, int n, const struct worker *tmpl,
+			unsigned int seed0, unsigned int step)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		w[i] = *tmpl;
+		w[i].seed = seed0 + i * step;
+	}
+}
+
+/* Threads: w[0..np-1] producers, then w[np..np+nc-1] consumers. */
+static void start_threads(struct __test_metadata *_metadata, struct worker *w,
+			  int np, int nc)
+{
+	int i;
+
+	for (i = 0; i < np + nc; i++)
+		ASSERT_EQ(0, pthread_create(&w[i].th, NULL,
+					    i < np ? producer_thread : consumer_thread,
+					    &w[i]));
+}
+
+static void join_threads(struct worker *w, int from, int to)
+{
+	int i;
+
+	for (i = from; i < to; i++)
+		pthread_join(w[i].th, NULL);
+}
+
 /* Threads: producers add at random, consumers re-add now and then; the
  * drain waits until everything is done. */
 TEST_F(conc, threads_producers_consumers)
 {
 	enum { NP = 4, NC = 4, NKEYS = 64 };
 	struct wqt_tracker *t = wqt_tracker_new(NKEYS);
+	const struct worker tmpl = { .t = t, .fd = self->fd, .nkeys = NKEYS,
+				     .rounds = 300, .readd_every = 3 };
 	struct worker w[NP + NC];
-	int i;
 
 	ASSERT_NE(NULL, t);
-	memset(w, 0, sizeof(w));
-	for (i = 0; i < NP + NC; i++) {
-		w[i].t = t;
-		w[i].fd = self->fd;
-		w[i].nkeys = NKEYS;
-		w[i].rounds = 300;
-		w[i].readd_every = 3;
-		w[i].seed = i + 1;
-		ASSERT_EQ(0, pthread_create(&w[i].th, NULL,
-					    i < NP ? producer_thread : consumer_thread,
-					    &w[i]));
-	}
-	for (i = 0; i < NP; i++)
-		pthread_join(w[i].th, NULL);
+	set_workers(w, NP + NC, &tmpl, 1, 1);
+	start_threads(_metadata, w, NP, NC);
+	join_threads(w, 0, NP);
 	ASSERT_EQ(0, wq_shutdown_with_drain(self->fd, 20000));
 	EXPECT_QUEUE_EMPTY(self->fd);
-	for (i = NP; i < NP + NC; i++)
-		pthread_join(w[i].th, NULL);
+	join_threads(w, NP, NP + NC);
 	EXPECT_TRACKER_CLEAN(t);
 	EXPECT_LE(NKEYS / 2, atomic_load(&t->total_gets));
 	wqt_tracker_free(t);
@@ -151,18 +172,15 @@ TEST_F_TIMEOUT(conc, processes_producers_consumers, 60)
 	enum { NP = 3, NC = 3, NKEYS = 48 };
 	struct wqt_tracker *t = wqt_tracker_new(NKEYS);
 	struct worker *w = shared_workers(NP + NC);
+	const struct worker tmpl = { .t = t, .name = self->name, .nkeys = NKEYS,
+				     .rounds = 200, .readd_every = 4 };
 	pid_t pid[NP + NC];
 	int i;
 
 	ASSERT_NE(NULL, t);
 	ASSERT_NE(NULL, w);
+	set_workers(w, NP + NC, &tmpl, 100, 1);
 	for (i = 0; i < NP + NC; i++) {
-		w[i].t = t;
-		w[i].name = self->name;
-		w[i].nkeys = NKEYS;
-		w[i].rounds = 200;
-		w[i].readd_every = 4;
-		w[i].seed = 100 + i;
 		pid[i] = wqt_spawn(i < NP ? producer_proc : consumer_proc, &w[i]);
 		ASSERT_LT(0, pid[i]);
 	}
@@ -184,34 +202,24 @@ TEST_F_TIMEOUT(conc, hot_keys_never_double_held, 60)
 	enum { NP = 3, NCT = 5, NCP = 2, NKEYS = 4 };
 	struct wqt_tracker *t = wqt_tracker_new(NKEYS);
 	struct worker *w = shared_workers(NP + NCT + NCP);
-	int64_t until = wqt_now_ms() + 1500;
+	const struct worker tmpl = { .t = t, .name = self->name, .fd = self->fd,
+				     .nkeys = NKEYS,
+				     .until_ms = wqt_now_ms() + 1500,
+				     .readd_every = 2 };
 	pid_t pid[NCP];
 	int i;
 
 	ASSERT_NE(NULL, t);
 	ASSERT_NE(NULL, w);
-	for (i = 0; i < NP + NCT + NCP; i++) {
-		w[i].t = t;
-		w[i].name = self->name;
-		w[i].fd = self->fd;
-		w[i].nkeys = NKEYS;
-		w[i].until_ms = until;
-		w[i].readd_every = 2;
-		w[i].seed = 7 * i + 1;
-	}
+	set_workers(w, NP + NCT + NCP, &tmpl, 1, 7);
 	for (i = 0; i < NCP; i++) {
 		pid[i] = wqt_spawn(consumer_proc, &w[NP + NCT + i]);
 		ASSERT_LT(0, pid[i]);
 	}
-	for (i = 0; i < NP + NCT; i++)
-		ASSERT_EQ(0, pthread_create(&w[i].th, NULL,
-					    i < NP ? producer_thread : consumer_thread,
-					    &w[i]));
-	for (i = 0; i < NP; i++)
-		pthread_join(w[i].th, NULL);
+	start_threads(_metadata, w, NP, NCT);
+	join_threads(w, 0, NP);
 	ASSERT_EQ(0, wq_shutdown_with_drain(self->fd, 20000));
-	for (i = NP; i < NP + NCT; i++)
-		pthread_join(w[i].th, NULL);
+	join_threads(w, NP, NP + NCT);
 	for (i = 0; i < NCP; i++)
 		ASSERT_EQ(0, wqt_wait_child(pid[i], 10000));
 	EXPECT_QUEUE_EMPTY(self->fd);
@@ -224,14 +232,16 @@ TEST_F_TIMEOUT(conc, hot_keys_never_double_held, 60)
 
 #define AFTER_SHUTDOWN "added after shutdown!"
 
+#define BASIC_MAX 64	/* producers, and so keys */
+
 struct basic {
 	int fd;
-	struct wqt_tracker *t;	/* keys: producers 0..NPROD-1 */
+	struct wqt_tracker *t;	/* Q1; keys: producers 0..nprod-1 */
 	atomic_int saw_late;	/* the key added after shutdown was handed out */
 	atomic_int errors;
 	/* Q2 */
-	atomic_int count[64];
-	atomic_int readd_ok[64];
+	atomic_int count[BASIC_MAX];
+	atomic_int readd_ok[BASIC_MAX];
 };
 
 struct basic_producer {
@@ -283,6 +293,56 @@ static void *q1_consumer(void *p)
 	}
 }
 
+/* How Q1 and Q2 run: the threads, and whether an add follows the shutdown. */
+struct basic_run {
+	void *(*producer)(void *);	/* a struct basic_producer */
+	int nprod;
+	void *(*consumer)(void *);	/* the struct basic */
+	int ncons;
+	bool add_after_shutdown;	/* and check it is refused */
+};
+
+/*
+ * Starts r's producers (each with its id, which is its key) and consumers
+ * on b->fd; once the producers are done, shuts the queue down (with drain
+ * or not) and waits for the consumers. The queue must end empty and the
+ * threads without errors.
+ */
+static void run_basic(struct __test_metadata *_metadata, struct basic *b,
+		      const struct basic_run *r, bool drain)
+{
+	struct basic_producer p[BASIC_MAX];
+	pthread_t c[BASIC_MAX];
+	int i;
+
+	ASSERT_GE(BASIC_MAX, r->nprod);
+	ASSERT_GE(BASIC_MAX, r->ncons);
+	for (i = 0; i < r->nprod; i++) {
+		p[i].b = b;
+		p[i].id = i;
+		ASSERT_EQ(0, pthread_create(&p[i].th, NULL, r->producer, &p[i]));
+	}
+	for (i = 0; i < r->ncons; i++)
+		ASSERT_EQ(0, pthread_create(&c[i], NULL, r->consumer, b));
+	for (i = 0; i < r->nprod; i++)
+		pthread_join(p[i].th, NULL);
+	ASSERT_EQ(0, drain ? wq_shutdown_with_drain(b->fd, 20000) :
+			     wq_shutdown(b->fd));
+	if (r->add_after_shutdown)
+		ASSERT_EQ(-ESHUTDOWN, wq_add(b->fd, AFTER_SHUTDOWN,
+					     strlen(AFTER_SHUTDOWN)));
+	for (i = 0; i < r->ncons; i++)
+		pthread_join(c[i], NULL);
+	EXPECT_EQ(0, wq_len(b->fd));
+	EXPECT_EQ(0, atomic_load(&b->errors));
+}
+
+static const struct basic_run q1 = {
+	.producer = q1_producer, .nprod = 10,
+	.consumer = q1_consumer, .ncons = 5,
+	.add_after_shutdown = true,
+};
+
 /*
  * Q1 TestBasic: producers add their key repeatedly, consumers process it;
  * after shutdown an add is refused and never handed out; at the end the
@@ -290,32 +350,14 @@ static void *q1_consumer(void *p)
  */
 static void q1_basic(struct __test_metadata *_metadata, int fd, bool drain)
 {
-	enum { NPROD = 10, NCONS = 5 };
 	struct basic *b = calloc(1, sizeof(*b));
-	struct basic_producer p[NPROD];
-	pthread_t c[NCONS];
-	int i;
 
 	ASSERT_NE(NULL, b);
 	b->fd = fd;
-	b->t = wqt_tracker_new(NPROD);
+	b->t = wqt_tracker_new(q1.nprod);
 	ASSERT_NE(NULL, b->t);
-	for (i = 0; i < NPROD; i++) {
-		p[i].b = b;
-		p[i].id = i;
-		ASSERT_EQ(0, pthread_create(&p[i].th, NULL, q1_producer, &p[i]));
-	}
-	for (i = 0; i < NCONS; i++)
-		ASSERT_EQ(0, pthread_create(&c[i], NULL, q1_consumer, b));
-	for (i = 0; i < NPROD; i++)
-		pthread_join(p[i].th, NULL);
-	ASSERT_EQ(0, drain ? wq_shutdown_with_drain(fd, 20000) : wq_shutdown(fd));
-	ASSERT_EQ(-ESHUTDOWN, wq_add(fd, AFTER_SHUTDOWN, strlen(AFTER_SHUTDOWN)));
-	for (i = 0; i < NCONS; i++)
-		pthread_join(c[i], NULL);
-	EXPECT_EQ(0, wq_len(fd));
+	run_basic(_metadata, b, &q1, drain);
 	EXPECT_EQ(0, atomic_load(&b->saw_late));
-	EXPECT_EQ(0, atomic_load(&b->errors));
 	EXPECT_TRACKER_CLEAN(b->t);
 	wqt_tracker_free(b->t);
 	free(b);
@@ -349,7 +391,7 @@ static void *q2_consumer(void *p)
 		i = wqt_get_i(b->fd, -1);
 		if (i == -ESHUTDOWN)
 			return NULL;
-		if (i < 0 || i >= 64) {
+		if (i < 0 || i >= BASIC_MAX) {
 			atomic_fetch_add(&b->errors, 1);
 			return NULL;
 		}
@@ -365,6 +407,11 @@ static void *q2_consumer(void *p)
 	}
 }
 
+static const struct basic_run q2 = {
+	.producer = q2_producer, .nprod = 30,
+	.consumer = q2_consumer, .ncons = 5,
+};
+
 /*
  * Q2 TestAddWhileProcessing: consumers re-add each key once while
  * processing it. Every re-add that succeeded gives exactly one more run,
@@ -373,29 +420,13 @@ static void *q2_consumer(void *p)
 static void q2_add_while_processing(struct __test_metadata *_metadata, int fd,
 				    bool drain)
 {
-	enum { NPROD = 30, NCONS = 5 };
 	struct basic *b = calloc(1, sizeof(*b));
-	struct basic_producer p[NPROD];
-	pthread_t c[NCONS];
 	int i;
 
 	ASSERT_NE(NULL, b);
 	b->fd = fd;
-	for (i = 0; i < NPROD; i++) {
-		p[i].b = b;
-		p[i].id = i;
-		ASSERT_EQ(0, pthread_create(&p[i].th, NULL, q2_producer, &p[i]));
-	}
-	for (i = 0; i < NCONS; i++)
-		ASSERT_EQ(0, pthread_create(&c[i], NULL, q2_consumer, b));
-	for (i = 0; i < NPROD; i++)
-		pthread_join(p[i].th, NULL);
-	ASSERT_EQ(0, drain ? wq_shutdown_with_drain(fd, 20000) : wq_shutdown(fd));
-	for (i = 0; i < NCONS; i++)
-		pthread_join(c[i], NULL);
-	EXPECT_EQ(0, wq_len(fd));
-	EXPECT_EQ(0, atomic_load(&b->errors));
-	for (i = 0; i < NPROD; i++)
+	run_basic(_metadata, b, &q2, drain);
+	for (i = 0; i < q2.nprod; i++)
 		EXPECT_EQ(1 + atomic_load(&b->readd_ok[i]), atomic_load(&b->count[i]))
 			TH_LOG("key %d", i);
 	free(b);
@@ -413,29 +444,17 @@ TEST_F(conc, q2_add_while_processing_shutdown_with_drain)
 
 /* ---- shutdown wakes every blocked getter ------------------------------------ */
 
-struct blocked {
+/* A getter in a process of its own, in shared memory. */
+struct blocked_proc {
 	const char *name;
-	int fd;
-	int timeout_ms;
 	atomic_int returned;
 	ssize_t ret;
-	pthread_t th;
 };
-
-static void *blocked_thread(void *p)
-{
-	struct blocked *g = p;
-	char buf[64];
-
-	g->ret = wq_get(g->fd, buf, sizeof(buf), g->timeout_ms);
-	atomic_store(&g->returned, 1);
-	return NULL;
-}
 
 /* Exit 0 when the blocked get ends in -ESHUTDOWN. */
 static int blocked_proc(void *p)
 {
-	struct blocked *g = p;
+	struct blocked_proc *g = p;
 	char buf[64];
 	int fd = wq_open(g->name);
 
@@ -446,46 +465,64 @@ static int blocked_proc(void *p)
 	return g->ret == -ESHUTDOWN ? 0 : 1;
 }
 
+/* Getters (threads, then processes) that have returned. */
+static int getters_returned(struct wqt_bg *th, int nt, struct blocked_proc *pr,
+			    int np)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nt; i++)
+		n += wqt_bg_returned(&th[i]);
+	for (i = 0; i < np; i++)
+		n += atomic_load(&pr[i].returned);
+	return n;
+}
+
 TEST_F(conc, shutdown_wakes_all_getters)
 {
 	enum { NT = 8, NPROC = 3 };
-	struct blocked *g = wqt_shared((NT + NPROC) * sizeof(*g));
+	struct blocked_proc *pr = wqt_shared(NPROC * sizeof(*pr));
+	struct wqt_bg th[NT];
 	pid_t pid[NPROC];
 	int fd2 = wq_open(self->name);
 	int64_t t0, end;
 	int i, n;
 
-	ASSERT_NE(NULL, g);
+	ASSERT_NE(NULL, pr);
 	ASSERT_LE(0, fd2);
-	for (i = 0; i < NT; i++) {
-		g[i].fd = self->fd;
-		g[i].timeout_ms = i % 2 ? -1 : 60000;
-		ASSERT_EQ(0, pthread_create(&g[i].th, NULL, blocked_thread, &g[i]));
-	}
+	for (i = 0; i < NT; i++)
+		ASSERT_EQ(0, wqt_bg_start(&th[i], WQT_GET, self->fd,
+					  i % 2 ? -1 : 60000));
 	for (i = 0; i < NPROC; i++) {
-		g[NT + i].name = self->name;
-		pid[i] = wqt_spawn(blocked_proc, &g[NT + i]);
+		pr[i].name = self->name;
+		pid[i] = wqt_spawn(blocked_proc, &pr[i]);
 		ASSERT_LT(0, pid[i]);
 	}
 	wqt_sleep_ms(500);
-	for (i = 0; i < NT + NPROC; i++)
-		ASSERT_EQ(0, atomic_load(&g[i].returned))
-			TH_LOG("getter %d returned %zd before shutdown", i, g[i].ret);
+	/* braces: TH_LOG belongs to the ASSERT in the loop */
+	for (i = 0; i < NT; i++) {
+		ASSERT_FALSE(wqt_bg_returned(&th[i]))
+			TH_LOG("getter %d returned %zd before shutdown", i, th[i].ret);
+	}
+	for (i = 0; i < NPROC; i++) {
+		ASSERT_EQ(0, atomic_load(&pr[i].returned))
+			TH_LOG("getter %d returned %zd before shutdown", NT + i,
+			       pr[i].ret);
+	}
 
 	t0 = wqt_now_ms();
 	ASSERT_EQ(0, wq_shutdown(fd2));
 	end = t0 + 5000;
 	do {
-		for (i = n = 0; i < NT + NPROC; i++)
-			n += atomic_load(&g[i].returned);
+		n = getters_returned(th, NT, pr, NPROC);
 		if (n == NT + NPROC)
 			break;
 		wqt_sleep_ms(10);
 	} while (wqt_now_ms() < end);
 	ASSERT_EQ(NT + NPROC, n) TH_LOG("only %d getters woke within 5 s", n);
 	for (i = 0; i < NT; i++) {
-		pthread_join(g[i].th, NULL);
-		EXPECT_EQ(-ESHUTDOWN, g[i].ret) TH_LOG("getter %d", i);
+		wqt_bg_join(&th[i]);
+		EXPECT_EQ(-ESHUTDOWN, th[i].ret) TH_LOG("getter %d", i);
 	}
 	for (i = 0; i < NPROC; i++)
 		EXPECT_EQ(0, wqt_wait_child(pid[i], 5000));

@@ -11,12 +11,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
-#include "wq.h"
-#include "uapi/linux/wq.h"
 #include "wq_test_util.h"
 
 #define FAILSLAB "/sys/kernel/debug/failslab/"

@@ -9,8 +9,6 @@
 
 WQT_FIXTURE(queue);
 
-/* Gets one key into buf (NUL-terminated for string compares); returns length. */
-
 /* wq_get with timeout 0 and a real buffer; for checking -EAGAIN. */
 static ssize_t get_empty(int fd)
 {
@@ -18,8 +16,6 @@ static ssize_t get_empty(int fd)
 
 	return wq_get(fd, buf, sizeof(buf), 0);
 }
-
-/* Gets the next key and checks it is s. */
 
 TEST_F(queue, add_get_done)
 {
@@ -138,57 +134,26 @@ TEST_F(queue, done_requeues_at_tail)
 	EXPECT_GET(self->fd, "a");
 }
 
-struct getter {
-	int fd;
-	int timeout_ms;
-	atomic_int returned;
-	ssize_t ret;
-	char buf[WQ_KEY_MAX + 1];
-};
-
-static void *getter_fn(void *arg)
-{
-	struct getter *g = arg;
-
-	g->ret = wq_get(g->fd, g->buf, WQ_KEY_MAX, g->timeout_ms);
-	if (g->ret >= 0)
-		g->buf[g->ret] = '\0';
-	atomic_store(&g->returned, 1);
-	return NULL;
-}
-
-/* Waits up to ms for the getter thread to return. */
-static bool getter_wait(struct getter *g, int ms)
-{
-	int64_t end = wqt_now_ms() + ms;
-
-	while (!atomic_load(&g->returned) && wqt_now_ms() < end)
-		wqt_sleep_ms(5);
-	return atomic_load(&g->returned);
-}
-
 /*
  * Q6 TestCollapseWhileProcessing: a key added twice while processing is
  * dirty, not queued: a second Get blocks until Done re-queues it.
  */
 TEST_F(queue, collapse_while_processing)
 {
-	struct getter g = { .fd = self->fd, .timeout_ms = -1 };
-	pthread_t th;
+	struct wqt_bg g;
 
 	ASSERT_EQ(0, ADD(self->fd, "foo"));
 	EXPECT_GET(self->fd, "foo");
 	ASSERT_EQ(0, ADD(self->fd, "foo"));
 	ASSERT_EQ(0, ADD(self->fd, "foo"));
-	ASSERT_EQ(0, pthread_create(&th, NULL, getter_fn, &g));
+	ASSERT_EQ(0, wqt_bg_start(&g, WQT_GET, self->fd, -1));
 	wqt_sleep_ms(200);
-	ASSERT_FALSE(atomic_load(&g.returned))
+	ASSERT_FALSE(wqt_bg_returned(&g))
 		TH_LOG("second Get returned %zd while foo was processing", g.ret);
 	ASSERT_EQ(0, wq_len(self->fd));
 	EXPECT_STATS(self->fd, STAT(dirty, 1), STAT(processing, 1));
 	ASSERT_EQ(0, DONE(self->fd, "foo"));
-	ASSERT_TRUE(getter_wait(&g, 5000));
-	pthread_join(th, NULL);
+	ASSERT_TRUE(wqt_bg_wait(&g, 5000));
 	ASSERT_EQ(3, g.ret);
 	ASSERT_STREQ("foo", g.buf);
 	ASSERT_EQ(0, DONE(self->fd, "foo"));
@@ -494,15 +459,13 @@ TEST_F(queue, get_sa_restart_keeps_deadline)
 
 /* ---- max_items ---------------------------------------------------------- */
 
+/* wqt_create_bounded, and the queue reports that max_items. */
 static int create_bounded(struct __test_metadata *_metadata, char *name,
 			  uint32_t max_items)
 {
-	struct wq_attr attr = { .max_items = max_items };
+	int fd = wqt_create_bounded(name, "bounded", max_items);
 	struct wq_stats st;
-	int fd;
 
-	wqt_name(name, "bounded");
-	fd = wq_create(name, &attr);
 	if (fd >= 0 && wqt_stat(fd, &st) == 0)
 		EXPECT_EQ(max_items, st.max_items);
 	return fd;
