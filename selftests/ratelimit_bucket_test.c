@@ -53,21 +53,18 @@ static void expect_new_keys(struct __test_metadata *_metadata, int fd,
  */
 TEST_F(rl, default_bucket_part)
 {
-	char k[WQT_KEY_LEN + 1];
-	int64_t t0, t1;
+	int64_t t0, el;
 	uint64_t d;
 	int fd;
 
 	NEWQ(fd, NULL, 0);
 	t0 = now_ns();
 	expect_new_keys(_metadata, fd, 0, 100, 5 * MS);
-	d = ~0ULL;
-	ASSERT_EQ(0, wq_add_rate_limited(fd, k, wqt_key(k, 100), &d));
-	t1 = now_ns();
+	d = arl_since(_metadata, fd, "k00100", t0, &el);	/* key 100 */
 	TH_LOG("101st key: delay %.3f ms, %.3f ms after the first",
-	       ms_of(d), ms_of(t1 - t0));
+	       ms_of(d), ms_of(el));
 	ASSERT_LE((uint64_t)(5 * MS), d);
-	expect_bucket_delay(_metadata, d, 100 * MS, t1 - t0);
+	expect_bucket_delay(_metadata, d, 100 * MS, el);
 	EXPECT_REQUEUES(fd, "k00100", 1);
 }
 
@@ -80,8 +77,8 @@ TEST_F(rl, bucket_burst)
 {
 	char k[WQT_KEY_LEN + 1];
 	struct wq_stats st;
-	int64_t t0, t1, t2, e1, e2;
-	uint64_t d1 = ~0ULL, d2 = ~0ULL;
+	int64_t t0, e1, e2;
+	uint64_t d1, d2;
 	int fd, i;
 
 	NEWQ(fd, "bucket:10:100", 0);
@@ -89,12 +86,8 @@ TEST_F(rl, bucket_burst)
 	EXPECT_STREQ("bucket:10:100", st.limiter);
 	t0 = now_ns();
 	expect_new_keys(_metadata, fd, 0, 100, 0);
-	ASSERT_EQ(0, wq_add_rate_limited(fd, k, wqt_key(k, 100), &d1));
-	t1 = now_ns();
-	ASSERT_EQ(0, wq_add_rate_limited(fd, k, wqt_key(k, 101), &d2));
-	t2 = now_ns();
-	e1 = t1 - t0;
-	e2 = t2 - t0;
+	d1 = arl_since(_metadata, fd, "k00100", t0, &e1);
+	d2 = arl_since(_metadata, fd, "k00101", t0, &e2);
 	TH_LOG("101st: %.3f ms (%.3f ms in), 102nd: %.3f ms (%.3f ms in)",
 	       ms_of(d1), ms_of(e1), ms_of(d2), ms_of(e2));
 	expect_bucket_delay(_metadata, d1, 100 * MS, e1);
@@ -120,17 +113,16 @@ TEST_F(rl, bucket_burst)
 /* The bucket is the queue's, not the key's: one key drains it too. */
 TEST_F(rl, bucket_not_per_key)
 {
-	int64_t t0, t1;
-	uint64_t d = ~0ULL;
+	int64_t t0, el;
+	uint64_t d;
 	int fd;
 
 	NEWQ(fd, "bucket:10:2", 0);
 	t0 = now_ns();
 	EXPECT_DELAY(fd, "k", 0);
 	EXPECT_DELAY(fd, "k", 0);	/* queued: coalesces, takes a token */
-	ASSERT_EQ(0, ARL(fd, "k", &d));
-	t1 = now_ns();
-	expect_bucket_delay(_metadata, d, 100 * MS, t1 - t0);
+	d = arl_since(_metadata, fd, "k", t0, &el);
+	expect_bucket_delay(_metadata, d, 100 * MS, el);
 	EXPECT_REQUEUES(fd, "k", 0);
 	ASSERT_EQ(1, wq_len(fd));
 	EXPECT_STATS(fd, STAT(keys, 1), STAT(tracked, 0));
@@ -143,8 +135,8 @@ TEST_F(rl, bucket_not_per_key)
 /* Tokens come back at QPS: after 150ms an empty bucket:10:1 has one. */
 TEST_F(rl, bucket_refills)
 {
-	int64_t t0, t1;
-	uint64_t d = ~0ULL;
+	int64_t t0, el;
+	uint64_t d;
 	int fd;
 
 	NEWQ(fd, "bucket:10:1", 0);
@@ -152,16 +144,15 @@ TEST_F(rl, bucket_refills)
 	wqt_sleep_ms(150);
 	t0 = now_ns();
 	EXPECT_DELAY(fd, "b", 0);
-	ASSERT_EQ(0, ARL(fd, "c", &d));
-	t1 = now_ns();
-	expect_bucket_delay(_metadata, d, 100 * MS, t1 - t0);
+	d = arl_since(_metadata, fd, "c", t0, &el);
+	expect_bucket_delay(_metadata, d, 100 * MS, el);
 }
 
 /* The refill stops at BURST: a second of idling gives 2 tokens, not 10. */
 TEST_F(rl, bucket_capped_at_burst)
 {
-	int64_t t0, t1;
-	uint64_t d = ~0ULL;
+	int64_t t0, el;
+	uint64_t d;
 	int fd;
 
 	NEWQ(fd, "bucket:10:2", 0);
@@ -171,54 +162,50 @@ TEST_F(rl, bucket_capped_at_burst)
 	t0 = now_ns();
 	EXPECT_DELAY(fd, "c", 0);
 	EXPECT_DELAY(fd, "d", 0);
-	ASSERT_EQ(0, ARL(fd, "e", &d));
-	t1 = now_ns();
+	d = arl_since(_metadata, fd, "e", t0, &el);
 	TH_LOG("third key after the pause: %.3f ms (%.3f ms in)", ms_of(d),
-	       ms_of(t1 - t0));
+	       ms_of(el));
 	ASSERT_GE((uint64_t)(100 * MS), d);
-	SKIP_IF_STALLED(t1 - t0 >= 100 * MS, "100ms between the calls");
+	SKIP_IF_STALLED(el >= 100 * MS, "100ms between the calls");
 	ASSERT_LT(0ULL, d) TH_LOG("the bucket held more than BURST tokens");
-	ASSERT_LE((uint64_t)(100 * MS - (t1 - t0)), d);
+	ASSERT_LE((uint64_t)(100 * MS - el), d);
 }
 
 /* Fractional QPS: bucket:0.5:1 gives one token per 2 s. */
 TEST_F(rl, bucket_fractional_qps)
 {
-	int64_t t0, t1, t2;
-	uint64_t d1 = ~0ULL, d2 = ~0ULL;
+	int64_t t0, e1, e2;
+	uint64_t d1, d2;
 	int fd;
 
 	NEWQ(fd, "bucket:0.5:1", 0);
 	t0 = now_ns();
 	EXPECT_DELAY(fd, "a", 0);
-	ASSERT_EQ(0, ARL(fd, "b", &d1));
-	t1 = now_ns();
-	ASSERT_EQ(0, ARL(fd, "c", &d2));
-	t2 = now_ns();
+	d1 = arl_since(_metadata, fd, "b", t0, &e1);
+	d2 = arl_since(_metadata, fd, "c", t0, &e2);
 	TH_LOG("second: %.3f ms, third: %.3f ms", ms_of(d1), ms_of(d2));
 	ASSERT_GE((uint64_t)(2 * SEC), d1);
-	ASSERT_LE((uint64_t)(2 * SEC - (t1 - t0)), d1);
+	ASSERT_LE((uint64_t)(2 * SEC - e1), d1);
 	ASSERT_GE((uint64_t)(4 * SEC), d2);
-	ASSERT_LE((uint64_t)(4 * SEC - (t2 - t0)), d2);
+	ASSERT_LE((uint64_t)(4 * SEC - e2), d2);
 }
 
 /* max-of asks every term: a bucket token is taken although the per-key
  * delay was larger. */
 TEST_F(rl, max_of_asks_every_term)
 {
-	int64_t t0, t1;
-	uint64_t d = ~0ULL;
+	int64_t t0, el;
+	uint64_t d;
 	int fd;
 
 	NEWQ(fd, "fastslow:1ms:1ms:1000,bucket:10:1", 0);
 	t0 = now_ns();
 	EXPECT_DELAY(fd, "a", 1 * MS);
-	ASSERT_EQ(0, ARL(fd, "b", &d));
-	t1 = now_ns();
+	d = arl_since(_metadata, fd, "b", t0, &el);
 	ASSERT_GE((uint64_t)(100 * MS), d);
 	ASSERT_LE((uint64_t)(1 * MS), d);
-	SKIP_IF_STALLED(t1 - t0 >= 99 * MS, "100ms between the calls");
-	ASSERT_LE((uint64_t)(100 * MS - (t1 - t0)), d)
+	SKIP_IF_STALLED(el >= 99 * MS, "100ms between the calls");
+	ASSERT_LE((uint64_t)(100 * MS - el), d)
 		TH_LOG("the first call did not take the bucket's token");
 	EXPECT_REQUEUES(fd, "a", 1);
 	EXPECT_REQUEUES(fd, "b", 1);

@@ -112,26 +112,41 @@ TEST_F(rl, l2_exponential_overflow)
 }
 
 /*
+ * n failures in a row of key "k", call i (from 1) with delay want[i - 1]:
+ * never 0, never more than max, never less than the delay before.
+ */
+static void expect_saturating(struct __test_metadata *_metadata, int fd,
+			      const uint64_t *want, int n, uint64_t max)
+{
+	uint64_t d, prev = 0;
+	int i;
+
+	for (i = 1; i <= n; i++) {
+		d = 0;
+		ASSERT_EQ(0, ARL(fd, "k", &d));
+		ASSERT_NE(0ULL, d) TH_LOG("call %d", i);
+		ASSERT_GE(max, d) TH_LOG("call %d", i);
+		ASSERT_LE(prev, d) TH_LOG("call %d: %llu after %llu", i,
+					  (unsigned long long)d,
+					  (unsigned long long)prev);
+		ASSERT_EQ(want[i - 1], d) TH_LOG("call %d", i);
+		prev = d;
+	}
+}
+
+/*
  * base 1ns: every delay is exact (2^(n-1) ns), never 0, never wrapped,
  * non-decreasing and saturating at max, also past 2^63 and 2^64.
  */
 TEST_F(rl, exponential_1ns_saturates)
 {
-	uint64_t d, prev = 0;
+	uint64_t want[200];
 	int fd, i;
 
+	for (i = 1; i <= 200; i++)
+		want[i - 1] = exp_ref(1, 1000 * SEC, i);
 	NEWQ(fd, "exponential:1ns:1000s", 0);
-	for (i = 1; i <= 200; i++) {
-		d = 0;
-		ASSERT_EQ(0, ARL(fd, "k", &d));
-		ASSERT_NE(0ULL, d) TH_LOG("call %d", i);
-		ASSERT_GE((uint64_t)(1000 * SEC), d) TH_LOG("call %d", i);
-		ASSERT_LE(prev, d) TH_LOG("call %d: %llu after %llu", i,
-					  (unsigned long long)d,
-					  (unsigned long long)prev);
-		ASSERT_EQ(exp_ref(1, 1000 * SEC, i), d) TH_LOG("call %d", i);
-		prev = d;
-	}
+	expect_saturating(_metadata, fd, want, 200, 1000 * SEC);
 	/* 2^39 ns < 1000 s < 2^40 ns */
 	ASSERT_EQ(0, FORGET(fd, "k"));
 	EXPECT_DOUBLING(fd, "k", 1, 40);
@@ -147,28 +162,18 @@ TEST_F(rl, exponential_1ns_saturates)
 TEST_F(rl, exponential_2pow63_saturates)
 {
 	const uint64_t max = 2562047ULL * HOUR;	/* < 2^63 ns */
-	uint64_t d, prev = 0;
+	uint64_t want[130];
 	int fd, i;
 
+	for (i = 1; i <= 130; i++)
+		want[i - 1] = i <= 63 ? 1ULL << (i - 1) : max;
 	NEWQ(fd, "exponential:1ns:2562047h", 0);
-	for (i = 1; i <= 130; i++) {
-		d = 0;
-		ASSERT_EQ(0, ARL(fd, "k", &d));
-		ASSERT_EQ(i <= 63 ? 1ULL << (i - 1) : max, d) TH_LOG("call %d", i);
-		ASSERT_LE(prev, d);
-		prev = d;
-	}
+	expect_saturating(_metadata, fd, want, 130, max);
 	/* a base that is no power of two: its top bit passes 2^63 first */
+	for (i = 1; i <= 130; i++)
+		want[i - 1] = exp_ref(5 * MS, max, i);
 	NEWQ(fd, "exponential:5ms:2562047h", 0);
-	prev = 0;
-	for (i = 1; i <= 130; i++) {
-		d = 0;
-		ASSERT_EQ(0, ARL(fd, "k", &d));
-		ASSERT_EQ(exp_ref(5 * MS, max, i), d) TH_LOG("call %d", i);
-		ASSERT_LE(prev, d);
-		ASSERT_GE(max, d);
-		prev = d;
-	}
+	expect_saturating(_metadata, fd, want, 130, max);
 }
 
 /* L3 TestItemFastSlowRateLimiter */
@@ -204,7 +209,7 @@ TEST_F(rl, l4_max_of)
  */
 TEST_F(rl, l5_max_wait)
 {
-	int64_t t0, t1;
+	int64_t t0, el;
 	uint64_t d;
 	int fd;
 
@@ -222,11 +227,9 @@ TEST_F(rl, l5_max_wait)
 	NEWQ(fd, "bucket:10:1,maxwait:50ms", 0);
 	t0 = now_ns();
 	EXPECT_DELAY(fd, "a", 0);
-	d = ~0ULL;
-	ASSERT_EQ(0, ARL(fd, "b", &d));
-	t1 = now_ns();
+	d = arl_since(_metadata, fd, "b", t0, &el);
 	ASSERT_GE((uint64_t)(50 * MS), d);
-	if (t1 - t0 < 50 * MS)
+	if (el < 50 * MS)
 		ASSERT_EQ((uint64_t)(50 * MS), d)
 			TH_LOG("bucket wait (~100ms) not capped to 50ms");
 	EXPECT_REQUEUES(fd, "b", 0);

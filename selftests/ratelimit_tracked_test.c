@@ -89,6 +89,22 @@ static int make_idle(int fd, const char *s)
 		EXPECT_EQ((uint64_t)(want_evicted), _st.evicted);	\
 	} while (0)
 
+/*
+ * On a queue with max_tracked 2: makes the keys idle in turn (two records,
+ * none evicted), then one more key "c": still two records, one evicted.
+ */
+static void fill_then_evict(struct __test_metadata *_metadata, int fd,
+			    const char *const *keys, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		MAKE_IDLE(fd, keys[i]);
+	EXPECT_TRACKED(fd, 2, 0);
+	MAKE_IDLE(fd, "c");
+	EXPECT_TRACKED(fd, 2, 1);
+}
+
 TEST_F(rl, max_tracked_default)
 {
 	struct wq_limiter lim = exp_limiter(1, 2);
@@ -117,11 +133,7 @@ TEST_F(rl, max_tracked_evicts_oldest)
 	int fd;
 
 	NEWQ_RAW(fd, &lim, 0, 2);
-	MAKE_IDLE(fd, "a");
-	MAKE_IDLE(fd, "b");
-	EXPECT_TRACKED(fd, 2, 0);
-	MAKE_IDLE(fd, "c");
-	EXPECT_TRACKED(fd, 2, 1);
+	fill_then_evict(_metadata, fd, (const char *const []){ "a", "b" }, 2);
 	EXPECT_REQUEUES(fd, "a", 0);
 	EXPECT_REQUEUES(fd, "b", 1);
 	EXPECT_REQUEUES(fd, "c", 1);
@@ -153,12 +165,9 @@ TEST_F(rl, max_tracked_lru_order)
 	int fd;
 
 	NEWQ_RAW(fd, &lim, 0, 2);
-	MAKE_IDLE(fd, "a");
-	MAKE_IDLE(fd, "b");
-	MAKE_IDLE(fd, "a");	/* a: 2 failures, now newer than b */
-	EXPECT_TRACKED(fd, 2, 0);
-	MAKE_IDLE(fd, "c");
-	EXPECT_TRACKED(fd, 2, 1);
+	/* a again: 2 failures, now newer than b */
+	fill_then_evict(_metadata, fd, (const char *const []){ "a", "b", "a" },
+			3);
 	EXPECT_REQUEUES(fd, "b", 0);
 	EXPECT_REQUEUES(fd, "a", 2);
 	EXPECT_REQUEUES(fd, "c", 1);

@@ -49,6 +49,22 @@ static inline uint64_t exp_ref(uint64_t base, uint64_t max, unsigned int n)
 #define EXPECT_REQUEUES(fd, s, want)					\
 	ASSERT_EQ(want, REQUEUES(fd, s)) TH_LOG("num_requeues(%s)", s)
 
+/*
+ * wq_add_rate_limited of s, which must succeed: returns its delay, and in
+ * *elapsed the time from t0 to just after the call (for delays of the
+ * bucket, which refills meanwhile).
+ */
+static inline uint64_t arl_since(struct __test_metadata *_metadata, int fd,
+				 const char *s, int64_t t0, int64_t *elapsed)
+{
+	uint64_t d = ~0ULL;
+	int r = ARL(fd, s, &d);
+
+	*elapsed = now_ns() - t0;
+	ASSERT_EQ(0, r) TH_LOG("add_rate_limited(%s): %s", s, strerror(-r));
+	return d;
+}
+
 /* Failure #i (0-based) of n in a row of key s: delay want. */
 static inline void expect_delay_i(struct __test_metadata *_metadata, int fd,
 				  const char *s, uint64_t want, int i, int n)
@@ -208,8 +224,9 @@ static inline void arl_at_once(struct __test_metadata *_metadata, int fd,
 	}
 	for (i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
-	for (i = 0; i < nthreads; i++)
+	for (i = 0; i < nthreads; i++) {
 		ASSERT_EQ(0, job[i].err) TH_LOG("thread %d", i);
+	}
 }
 
 static inline int cmp_u64(const void *a, const void *b)
