@@ -2,13 +2,37 @@
 #
 # wqctl_lib.sh: running wqctl from wq's shell tests (busybox sh), sourced
 # after tap.sh. WQCTL is the binary; stdout and stderr of the last run are
-# in $out and $err.
+# in $out and $err. Queues made by new_queue are destroyed at exit once
+# wqctl_start has run.
 # shellcheck shell=sh
 
 WQCTL=${WQCTL:-wqctl}
 TMP=${TMPDIR:-/tmp}
 out=$TMP/wqctl.$$.out
 err=$TMP/wqctl.$$.err
+queues=
+
+# new_queue Q ARGS...: wqctl create Q ARGS, Q destroyed at exit
+new_queue() {
+	queues="$queues $1"
+	"$WQCTL" create "$@"
+}
+
+cleanup() {
+	for q in $queues; do
+		"$WQCTL" destroy "$q" >/dev/null 2>&1
+	done
+	rm -f "$out" "$err"
+}
+
+# wqctl_start: skips the whole test without wqctl or /dev/wq, else cleans
+# up at exit
+wqctl_start() {
+	command -v "$WQCTL" >/dev/null 2>&1 || skip_all "no $WQCTL on PATH"
+	[ -c /dev/wq ] || skip_all "/dev/wq missing (module not loaded)"
+	mkdir -p "$TMP" 2>/dev/null
+	trap cleanup EXIT
+}
 
 # run EXPECTED_STATUS ARGS...: runs wqctl ARGS, stdout in $out, stderr in
 # $err; true iff it exited with EXPECTED_STATUS (else says why)
@@ -40,4 +64,12 @@ run_out() {
 	text=$2
 	shift 2
 	run "$want" "$@" && out_is "$text"
+}
+
+# stat_is Q FIELD VALUE: "wqctl stat Q" has the line "FIELD: VALUE"
+stat_is() {
+	got=$("$WQCTL" stat "$1" 2>&1 | awk -v f="$2:" '$1 == f { print $2 }')
+	[ "$got" = "$3" ] && return 0
+	echo "# wqctl stat $1: $2 is '$got', expected '$3'"
+	return 1
 }

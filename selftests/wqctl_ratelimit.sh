@@ -15,12 +15,8 @@
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/wqctl_lib.sh"
 
-WQCTL=${WQCTL:-wqctl}
-TMP=${TMPDIR:-/tmp}
 P=wqctl-rl-$$
 SPEC='exponential:5ms:1000s,bucket:10:100'
-
-queues=
 
 # list_limiter Q SPEC: Q's row in "wqctl list" ends with SPEC (LIMITER is
 # the last column)
@@ -29,14 +25,6 @@ list_limiter() {
 	[ "$got" = "$2" ] && return 0
 	echo "# wqctl list: limiter of $1 is '$got', expected '$2'"
 	"$WQCTL" list 2>&1 | sed 's/^/#   /'
-	return 1
-}
-
-# stat_is Q FIELD VALUE: "wqctl stat Q" has the line "FIELD: VALUE"
-stat_is() {
-	got=$("$WQCTL" stat "$1" 2>&1 | awk -v f="$2:" '$1 == f { print $2 }')
-	[ "$got" = "$3" ] && return 0
-	echo "# wqctl stat $1: $2 is '$got', expected '$3'"
 	return 1
 }
 
@@ -68,22 +56,7 @@ bad_spec() {
 	return 0
 }
 
-new_queue() {
-	queues="$queues $1"
-	"$WQCTL" create "$@"
-}
-
-cleanup() {
-	for q in $queues; do
-		"$WQCTL" destroy "$q" >/dev/null 2>&1
-	done
-	rm -f "$out" "$err"
-}
-
-command -v "$WQCTL" >/dev/null 2>&1 || skip_all "no $WQCTL on PATH"
-[ -c /dev/wq ] || skip_all "/dev/wq missing (module not loaded)"
-mkdir -p "$TMP" 2>/dev/null
-trap cleanup EXIT
+wqctl_start
 
 # ---- a queue with an explicit spec -----------------------------------------
 

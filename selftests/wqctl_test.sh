@@ -15,15 +15,22 @@
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/wqctl_lib.sh"
 
-WQCTL=${WQCTL:-wqctl}
-TMP=${TMPDIR:-/tmp}
 P=wqctl-test-$$
-
-queues=
 
 # cs: /proc/uptime in centiseconds
 cs() {
 	awk '{ printf "%d\n", $1 * 100 + 0.5 }' /proc/uptime
+}
+
+# since T0 TEST LIMIT DESC: one test point, DESC: the centiseconds since
+# T0 (from cs) are TEST (-lt or -ge) LIMIT
+since() {
+	dt=$(($(cs) - $1))
+	if test "$dt" "$2" "$3"; then
+		ok "$4 ($dt cs)"
+	else
+		not_ok "$4 (took $dt cs)"
+	fi
 }
 
 # column Q N: field N of queue Q's row in "wqctl list" (2 QUEUED,
@@ -41,30 +48,7 @@ list_is() {
 	return 1
 }
 
-# stat_is Q FIELD VALUE: "wqctl stat Q" has the line "FIELD: VALUE"
-stat_is() {
-	got=$("$WQCTL" stat "$1" 2>&1 | awk -v f="$2:" '$1 == f { print $2 }')
-	[ "$got" = "$3" ] && return 0
-	echo "# wqctl stat $1: $2 is '$got', expected '$3'"
-	return 1
-}
-
-new_queue() {
-	queues="$queues $1"
-	"$WQCTL" create "$@"
-}
-
-cleanup() {
-	for q in $queues; do
-		"$WQCTL" destroy "$q" >/dev/null 2>&1
-	done
-	rm -f "$out" "$err"
-}
-
-command -v "$WQCTL" >/dev/null 2>&1 || skip_all "no $WQCTL on PATH"
-[ -c /dev/wq ] || skip_all "/dev/wq missing (module not loaded)"
-mkdir -p "$TMP" 2>/dev/null
-trap cleanup EXIT
+wqctl_start
 
 # ---- usage errors: exit 2 ---------------------------------------------------
 
@@ -106,21 +90,11 @@ check "get --timeout 0 on an empty queue: exit 3" run 3 get "$Q" --timeout 0
 
 t0=$(cs)
 check "get --timeout=1ns on an empty queue: exit 3" run 3 get "$Q" --timeout=1ns
-t1=$(cs)
-if [ $((t1 - t0)) -lt 300 ]; then
-	ok "get --timeout=1ns returns promptly ($((t1 - t0)) cs)"
-else
-	not_ok "get --timeout=1ns returns promptly (took $((t1 - t0)) cs)"
-fi
+since "$t0" -lt 300 "get --timeout=1ns returns promptly"
 
 t0=$(cs)
 check "get --timeout 300ms on an empty queue: exit 3" run 3 get "$Q" --timeout 300ms
-t1=$(cs)
-if [ $((t1 - t0)) -ge 29 ]; then
-	ok "get --timeout 300ms waits its time ($((t1 - t0)) cs)"
-else
-	not_ok "get --timeout 300ms returned after $((t1 - t0)) cs"
-fi
+since "$t0" -ge 29 "get --timeout 300ms waits its time"
 
 # ---- add --after ------------------------------------------------------------------
 
@@ -146,12 +120,7 @@ else
 	skip "list: WAITING 2 right after add --after 250ms"
 fi
 check "get --timeout 10s: the delayed key" run_out 0 soon get "$Q" --timeout 10s
-t1=$(cs)
-if [ $((t1 - t0)) -ge 24 ]; then
-	ok "the delayed key was not handed out early ($((t1 - t0)) cs)"
-else
-	not_ok "the delayed key came after $((t1 - t0)) cs, not 250 ms"
-fi
+since "$t0" -ge 24 "the delayed key was not handed out early"
 check "list: WAITING 1 after it fired" list_is "$Q" 4 1
 check "done of the delayed key" run 0 done "$Q" soon
 
@@ -161,12 +130,7 @@ check "add --after 1h, then --after 200ms, of one key" \
 t0=$(cs)
 check "... second add" run 0 add "$Q" adv --after 200ms
 check "the earlier time wins" run_out 0 adv get "$Q" --timeout 10s --done
-t1=$(cs)
-if [ $((t1 - t0)) -ge 19 ]; then
-	ok "advanced key not handed out early ($((t1 - t0)) cs)"
-else
-	not_ok "advanced key came after $((t1 - t0)) cs, not 200 ms"
-fi
+since "$t0" -ge 19 "advanced key not handed out early"
 check "add --after 200ms, then --after 1h: the later does not postpone" \
 	run 0 add "$Q" post --after 200ms
 check "... second add" run 0 add "$Q" post --after 1h
@@ -206,12 +170,7 @@ check "list: the waiting key was dropped" list_is "$Q2" 4 0
 check "done ends the processing" run 0 done "$Q2" busy
 t0=$(cs)
 check "drain now: exit 0" run 0 drain "$Q2" --timeout 10s
-t1=$(cs)
-if [ $((t1 - t0)) -lt 500 ]; then
-	ok "drain did not wait for the dropped key ($((t1 - t0)) cs)"
-else
-	not_ok "drain took $((t1 - t0)) cs"
-fi
+since "$t0" -lt 500 "drain did not wait for the dropped key"
 check "get after drain: exit 4" run 4 get "$Q2" --timeout 1s
 
 # ---- destroy ----------------------------------------------------------------------
