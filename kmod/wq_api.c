@@ -57,7 +57,7 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 			      attr->max_tracked,
 			      attr->limiter ?: &kwq_default_limiter,
 			      attr->mode ?: 0600, GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
-			      GFP_KERNEL, &q);
+			      WQ_BUDGET_KERNEL, GFP_KERNEL, &q);
 	return ret ? ERR_PTR(ret) : q;
 }
 EXPORT_SYMBOL_NS_GPL(kwq_create, WQ_NS);

@@ -25,8 +25,8 @@ static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer);
 int kwq_delay_init(struct kwq *q, u32 max_items, gfp_t gfp)
 {
 	q->waiting.nr_chunks = kwq_heap_chunks_for(max_items);
-	q->waiting.chunks = kcalloc(q->waiting.nr_chunks,
-				    sizeof(*q->waiting.chunks), gfp);
+	q->waiting.chunks = kvcalloc(q->waiting.nr_chunks,
+				     sizeof(*q->waiting.chunks), gfp);
 	if (!q->waiting.chunks)
 		return -ENOMEM;
 	wq_hrtimer_setup(&q->timer, kwq_delay_timer_fn, CLOCK_MONOTONIC,
@@ -56,7 +56,7 @@ void kwq_delay_destroy(struct kwq *q)
 
 	for (i = 0; i < q->waiting.nr_chunks; i++)
 		kfree(q->waiting.chunks[i]);
-	kfree(q->waiting.chunks);
+	kvfree(q->waiting.chunks);
 }
 
 /* Start (or stop) the timer for the earliest waiting key, if it changed. */

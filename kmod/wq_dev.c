@@ -23,6 +23,7 @@
 
 #include "wq_dev.h"
 #include "wq_main.h"
+#include "wq_quota.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
 #include "wq_registry.h"
@@ -100,6 +101,12 @@ static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 	mi->get_flags = WQ_GET_NONBLOCK | WQ_GET_DETACH;
 	mi->shutdown_flags = WQ_SHUTDOWN_DRAIN;
 	mi->default_max_tracked = READ_ONCE(wq_default_max_tracked);
+	mi->user_max_queues = READ_ONCE(wq_user_max_queues);
+	mi->unpriv_max_items = READ_ONCE(wq_unpriv_max_items);
+	mi->unpriv_max_tracked = READ_ONCE(wq_unpriv_max_tracked);
+	mi->key_cost = WQ_KEY_COST;
+	mi->user_max_key_bytes = READ_ONCE(wq_user_max_key_bytes);
+	wq_quota_usage(current_fsuid(), &mi->user_queues, &mi->user_key_bytes);
 	return 0;
 }
 

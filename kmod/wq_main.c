@@ -13,6 +13,7 @@
  *                    (rate_limiting_queue.go); kwq_add_item()
  *   wq_limiter.c/.h  the rate limiters (default_rate_limiters.go)
  *   wq_stats.c/.h    the counters behind WQ_IOC_STAT
+ *   wq_quota.c/.h    per-user budgets of queues and key bytes
  *   wq_keytab.c/.h   the key table (SipHash, incremental growth)
  *   wq_heap.c/.h     the min-heap of ready times
  *   wq_registry.c/.h named queues: create, open, destroy, list
@@ -43,12 +44,44 @@ MODULE_PARM_DESC(default_max_items,
 unsigned int wq_max_items_limit = 1048576;
 module_param_named(max_items_limit, wq_max_items_limit, uint, 0644);
 MODULE_PARM_DESC(max_items_limit,
-		 "Largest max_items and max_tracked accepted (default 1M)");
+		 "Largest max_items and max_tracked accepted (default 1M, at most 16M)");
 
 unsigned int wq_default_max_tracked = 65536;
 module_param_named(default_max_tracked, wq_default_max_tracked, uint, 0644);
 MODULE_PARM_DESC(default_max_tracked,
 		 "max_tracked of a queue created with 0 (default 65536)");
+
+/* Quotas (wq_quota.h): what one user may make the kernel hold. */
+unsigned int wq_user_max_queues = 64;
+module_param_named(user_max_queues, wq_user_max_queues, uint, 0644);
+MODULE_PARM_DESC(user_max_queues,
+		 "Queues one user may have, destroyed-but-open ones included (default 64)");
+
+unsigned long wq_user_max_key_bytes = 64UL << 20;
+module_param_named(user_max_key_bytes, wq_user_max_key_bytes, ulong, 0644);
+MODULE_PARM_DESC(user_max_key_bytes,
+		 "Key bytes plus WQ_KEY_COST per key that one user's queues may hold (default 64 MiB)");
+
+unsigned int wq_kernel_max_queues = 1024;
+module_param_named(kernel_max_queues, wq_kernel_max_queues, uint, 0644);
+MODULE_PARM_DESC(kernel_max_queues,
+		 "Queues the kernel API (other modules) may have (default 1024)");
+
+unsigned long wq_kernel_max_key_bytes = 256UL << 20;
+module_param_named(kernel_max_key_bytes, wq_kernel_max_key_bytes, ulong,
+		   0644);
+MODULE_PARM_DESC(kernel_max_key_bytes,
+		 "Key bytes plus WQ_KEY_COST per key of the kernel API's queues (default 256 MiB)");
+
+unsigned int wq_unpriv_max_items = 262144;
+module_param_named(unpriv_max_items, wq_unpriv_max_items, uint, 0644);
+MODULE_PARM_DESC(unpriv_max_items,
+		 "Largest max_items a user without CAP_SYS_RESOURCE may ask for (default 256Ki)");
+
+unsigned int wq_unpriv_max_tracked = 262144;
+module_param_named(unpriv_max_tracked, wq_unpriv_max_tracked, uint, 0644);
+MODULE_PARM_DESC(unpriv_max_tracked,
+		 "Largest max_tracked a user without CAP_SYS_RESOURCE may ask for (default 256Ki)");
 
 static int __init wq_init(void)
 {

@@ -11,5 +11,14 @@ extern unsigned int wq_max_queues;
 extern unsigned int wq_default_max_items;
 extern unsigned int wq_max_items_limit;
 extern unsigned int wq_default_max_tracked;
+extern unsigned int wq_user_max_queues;
+extern unsigned long wq_user_max_key_bytes;
+extern unsigned int wq_kernel_max_queues;
+extern unsigned long wq_kernel_max_key_bytes;
+extern unsigned int wq_unpriv_max_items;
+extern unsigned int wq_unpriv_max_tracked;
+
+/* No max_items above this, whatever max_items_limit says. */
+#define WQ_MAX_ITEMS_CEILING	(1U << 24)
 
 #endif /* _WQ_MAIN_H */

@@ -12,6 +12,7 @@
 
 #include "wq_delay.h"
 #include "wq_queue.h"
+#include "wq_quota.h"
 #include "wq_record.h"
 
 /**
@@ -19,23 +20,32 @@
  * @max_items: most keys held at once (> 0)
  * @max_tracked: most keys kept only for their rate-limiter failures
  * @limiter: the rate limiter (validated again here)
+ * @owner: the budget to charge (wq_quota.h); on success the queue owns the
+ *	caller's reference to it
+ * @unlimited: @owner never refuses this queue (CAP_SYS_RESOURCE)
  * @gfp: allocation flags
  *
  * Context: process context.
- * Return: the queue, or an ERR_PTR (-EINVAL, -ENOMEM).
+ * Return: the queue, or an ERR_PTR (-EINVAL, -EDQUOT, -ENOMEM).
  */
 struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
-			    const struct wq_limiter *limiter, gfp_t gfp)
+			    const struct wq_limiter *limiter,
+			    struct wq_user *owner, bool unlimited, gfp_t gfp)
 {
 	struct kwq *q;
+	int ret;
 
+	ret = wq_quota_charge_queue(owner, unlimited);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = -ENOMEM;
 	q = kzalloc(sizeof(*q), gfp);
 	if (!q)
-		return ERR_PTR(-ENOMEM);
-	if (kwq_limiter_init(&q->limiter, limiter)) {
-		kfree(q);
-		return ERR_PTR(-EINVAL);
-	}
+		goto err_uncharge;
+	ret = -EINVAL;
+	if (kwq_limiter_init(&q->limiter, limiter))
+		goto err_free;
+	ret = -ENOMEM;
 	if (kwq_delay_init(q, max_items, gfp))
 		goto err_free;
 	if (kwq_keytab_init(&q->keys, gfp))
@@ -52,13 +62,17 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 	q->max_items = max_items;
 	q->uid = GLOBAL_ROOT_UID;
 	q->gid = GLOBAL_ROOT_GID;
+	q->owner = owner;
+	q->unlimited = unlimited;
 	return q;
 
 err_free_delay:
 	kwq_delay_destroy(q);
 err_free:
 	kfree(q);
-	return ERR_PTR(-ENOMEM);
+err_uncharge:
+	wq_quota_uncharge_queue(owner);
+	return ERR_PTR(ret);
 }
 
 static void kwq_queue_release(struct kref *ref)
@@ -70,6 +84,8 @@ static void kwq_queue_release(struct kref *ref)
 	kwq_record_free_all(q);
 	kwq_keytab_destroy(&q->keys);
 	kwq_delay_destroy(q);
+	wq_quota_uncharge_queue(q->owner);
+	wq_quota_put(q->owner);
 	kfree(q);
 }
 

@@ -83,6 +83,7 @@
 #define KWQ_INLINE_KEY		48	/* keys up to this long live inline */
 
 struct kwq_holder;
+struct wq_user;
 
 /**
  * struct kwq_item - the record of one key
@@ -156,6 +157,10 @@ struct kwq_holder {
  * @gid: group
  * @mode: permission bits
  * @unlinked: the name was destroyed (wq_registry_lock)
+ * @owner: the budget the queue and its records are charged to (wq_quota.h)
+ * @unlimited: @owner never refuses this queue's charges (its creator had
+ *	CAP_SYS_RESOURCE)
+ * @charged: [L] bytes charged to @owner for the records in @keys
  */
 struct kwq {
 	spinlock_t lock;	/* see above */
@@ -193,6 +198,9 @@ struct kwq {
 	kgid_t gid;
 	umode_t mode;
 	bool unlinked;
+	struct wq_user *owner;
+	bool unlimited;
+	long charged;
 };
 
 /**
@@ -223,7 +231,8 @@ static inline ktime_t kwq_time_after(ktime_t t, u64 ns)
 /* KWQ_GET_KILLABLE (BIT(1)): see <wq/kwq.h> */
 
 struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
-			    const struct wq_limiter *limiter, gfp_t gfp);
+			    const struct wq_limiter *limiter,
+			    struct wq_user *owner, bool unlimited, gfp_t gfp);
 void kwq_queue_put(struct kwq *q);
 
 struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new);

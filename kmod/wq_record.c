@@ -7,6 +7,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "wq_quota.h"
 #include "wq_record.h"
 
 static struct kmem_cache *kwq_item_cache;
@@ -86,8 +87,15 @@ static void kwq_record_free_key(struct kwq_key *key)
 	cond_resched();			/* a queue may hold millions */
 }
 
+/* What a record costs its queue's owner. */
+static long kwq_record_cost(u32 len)
+{
+	return (long)len + WQ_KEY_COST;
+}
+
 /**
- * kwq_record_free_all() - free every record of a queue nobody uses any more
+ * kwq_record_free_all() - free every record of a queue nobody uses any more,
+ * and give their charge back
  * @q: the queue, on its way to being freed
  *
  * Context: process context; no lock held (it reschedules).
@@ -95,6 +103,8 @@ static void kwq_record_free_key(struct kwq_key *key)
 void kwq_record_free_all(struct kwq *q)
 {
 	kwq_keytab_drain(&q->keys, kwq_record_free_key);
+	wq_quota_uncharge_bytes(q->owner, q->charged);
+	q->charged = 0;
 }
 
 /**
@@ -194,8 +204,9 @@ struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
  * inserted into the key table. Either counts against max_items unless it
  * was held already; the caller gives it a held state before it unlocks.
  *
- * Return: the record, or ERR_PTR(-EAGAIN) if a key not held yet would
- * exceed max_items (nothing changed).
+ * Return: the record; ERR_PTR(-EAGAIN) if a key not held yet would exceed
+ * max_items, ERR_PTR(-EDQUOT) if a new record would exceed the owner's
+ * budget (nothing changed).
  */
 struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new)
 {
@@ -208,23 +219,32 @@ struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new)
 		return item;
 	if (q->nr_held >= q->max_items)
 		return ERR_PTR(-EAGAIN);
-	q->nr_held++;
 	if (item) {
 		list_del_init(&item->link);	/* off q->idle */
 		q->nr_idle--;
+		q->nr_held++;
 		return item;
 	}
 	item = *new;
+	if (!wq_quota_charge_bytes(q->owner, q->unlimited,
+				   kwq_record_cost(item->key.len)))
+		return ERR_PTR(-EDQUOT);
+	q->charged += kwq_record_cost(item->key.len);
 	*new = NULL;
 	kwq_keytab_insert(&q->keys, &item->key);
+	q->nr_held++;
 	return item;
 }
 
 /* Remove a record that is in no list from the table, and free it. */
 static void kwq_record_forget_locked(struct kwq *q, struct kwq_item *item)
 {
+	long cost = kwq_record_cost(item->key.len);
+
 	kwq_keytab_remove(&q->keys, &item->key);
 	kwq_record_free(item);
+	q->charged -= cost;
+	wq_quota_uncharge_bytes(q->owner, cost);
 }
 
 /* Keep at most max_tracked idle records: evict the least recently held. */

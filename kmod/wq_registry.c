@@ -20,6 +20,7 @@
 #include <linux/stringhash.h>
 
 #include "wq_main.h"
+#include "wq_quota.h"
 #include "wq_registry.h"
 #include "wq_stats.h"
 
@@ -105,17 +106,21 @@ static bool wq_may_open(const struct kwq *q)
  * @mode: permission bits (07777)
  * @uid: owner
  * @gid: group
+ * @budget: WQ_BUDGET_*: whose quota the queue is charged to
  * @gfp: allocation flags
  * @qp: set to the queue, with a reference for the caller
  *
  * Context: process context; sleeps.
- * Return: 0, -EINVAL, -EEXIST, -ENOSPC (max_queues reached) or -ENOMEM.
+ * Return: 0, -EINVAL, -EEXIST, -ENOSPC (max_queues reached), -EDQUOT (the
+ * owner's queue budget) or -ENOMEM.
  */
 int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
-		    kgid_t gid, gfp_t gfp, struct kwq **qp)
+		    kgid_t gid, enum wq_budget budget, gfp_t gfp,
+		    struct kwq **qp)
 {
-	u32 limit = READ_ONCE(wq_max_items_limit);
+	u32 limit = min(READ_ONCE(wq_max_items_limit), WQ_MAX_ITEMS_CEILING);
+	struct wq_user *owner;
 	struct kwq *q;
 	int ret;
 
@@ -125,9 +130,16 @@ int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 	    max_tracked > limit)
 		return -EINVAL;
 
-	q = kwq_queue_alloc(max_items, max_tracked, limiter, gfp);
-	if (IS_ERR(q))
+	owner = budget == WQ_BUDGET_KERNEL ? wq_quota_kernel() :
+					     wq_quota_get(uid);
+	if (!owner)
+		return -ENOMEM;
+	q = kwq_queue_alloc(max_items, max_tracked, limiter, owner,
+			    budget == WQ_BUDGET_UNLIMITED, gfp);
+	if (IS_ERR(q)) {
+		wq_quota_put(owner);
 		return PTR_ERR(q);
+	}
 	q->uid = uid;
 	q->gid = gid;
 	q->mode = mode;
@@ -164,20 +176,38 @@ err_unlock:
  * @args: the request from userspace, validated here
  * @qp: set to the queue, with a reference for the caller
  *
- * The caller owns the queue; as with mq_open(), its umask applies to the
- * mode.
+ * The caller owns the queue and is charged for it; as with mq_open(), its
+ * umask applies to the mode. Without CAP_SYS_RESOURCE it may not ask for
+ * more than the unprivileged ceilings (-EINVAL, as mq_open() above
+ * msg_max), and 0 means the module default, capped at them.
  *
  * Context: process context; sleeps.
  * Return: as wq_registry_new().
  */
 int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 {
+	bool priv = capable(CAP_SYS_RESOURCE);
+	u32 max_items = args->max_items, max_tracked = args->max_tracked;
+
 	if (args->flags || (args->mode & ~07777) || wq_check_name(args->name))
 		return -EINVAL;
-	return wq_registry_new(args->name, args->max_items, args->max_tracked,
+	if (!priv) {
+		u32 items_ceil = READ_ONCE(wq_unpriv_max_items);
+		u32 tracked_ceil = READ_ONCE(wq_unpriv_max_tracked);
+
+		if (max_items > items_ceil || max_tracked > tracked_ceil)
+			return -EINVAL;
+		max_items = max_items ?:
+			    min(READ_ONCE(wq_default_max_items), items_ceil);
+		max_tracked = max_tracked ?:
+			      min(READ_ONCE(wq_default_max_tracked),
+				  tracked_ceil);
+	}
+	return wq_registry_new(args->name, max_items, max_tracked,
 			       &args->limiter,
 			       (args->mode ?: 0600) & ~current_umask(),
 			       current_fsuid(), current_fsgid(),
+			       priv ? WQ_BUDGET_UNLIMITED : WQ_BUDGET_USER,
 			       GFP_KERNEL_ACCOUNT, qp);
 }
 

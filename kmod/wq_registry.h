@@ -9,9 +9,17 @@
 
 #include "wq_queue.h"
 
+/* Whose quota a new queue is charged to (wq_quota.h). */
+enum wq_budget {
+	WQ_BUDGET_USER,		/* the owner's, with its limits */
+	WQ_BUDGET_UNLIMITED,	/* the owner's, never refused */
+	WQ_BUDGET_KERNEL,	/* the kernel API's */
+};
+
 int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
-		    kgid_t gid, gfp_t gfp, struct kwq **qp);
+		    kgid_t gid, enum wq_budget budget, gfp_t gfp,
+		    struct kwq **qp);
 int wq_registry_create(const struct wq_create *args, struct kwq **qp);
 int wq_registry_open(const char *name, bool check_perm, struct kwq **qp);
 int wq_registry_unlink(const char *name, bool check_owner);

@@ -33,6 +33,9 @@
 #define WQ_KEY_MAX		4096	/* longest key, in bytes */
 #define WQ_NAME_MAX		64	/* queue name buffer, NUL included */
 #define WQ_LIMITER_TERMS_MAX	8	/* limiters in one max-of list */
+/* What a key costs its queue's owner against the key-bytes quota: its
+ * length plus this (the record, its table and heap slots). */
+#define WQ_KEY_COST		256
 
 /* deadline_ns value that never expires */
 #define WQ_DEADLINE_NONE	(~(__u64)0)
@@ -300,6 +303,18 @@ struct wq_list {
  * @get_flags: WQ_GET_* bits understood
  * @shutdown_flags: WQ_SHUTDOWN_* bits understood
  * @default_max_tracked: max_tracked used when a queue is created with 0
+ * @user_max_queues: queues one user may have (destroyed-but-open included)
+ * @unpriv_max_items: largest max_items without CAP_SYS_RESOURCE
+ * @unpriv_max_tracked: largest max_tracked without CAP_SYS_RESOURCE
+ * @key_cost: WQ_KEY_COST: what a key costs beyond its bytes
+ * @user_max_key_bytes: key bytes plus @key_cost per key one user's queues
+ *	may hold
+ * @user_queues: the caller's queues charged now
+ * @reserved: 0
+ * @user_key_bytes: the caller's key bytes (plus @key_cost each) charged now
+ *
+ * A quota exceeded is -EDQUOT; CAP_SYS_RESOURCE at create time exempts a
+ * queue from its owner's limits (it is still counted).
  */
 struct wq_module_info {
 	__u32 abi_version;
@@ -312,6 +327,14 @@ struct wq_module_info {
 	__u32 get_flags;
 	__u32 shutdown_flags;
 	__u32 default_max_tracked;
+	__u32 user_max_queues;
+	__u32 unpriv_max_items;
+	__u32 unpriv_max_tracked;
+	__u32 key_cost;
+	__u64 user_max_key_bytes;
+	__u32 user_queues;
+	__u32 reserved;
+	__u64 user_key_bytes;
 };
 
 #define WQ_ABI_VERSION		1

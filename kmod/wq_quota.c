@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Quotas: per-user budgets of queues and key bytes. See wq_quota.h.
+ */
+#include <linux/hashtable.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include <wq/kwq.h>
+#include "wq_main.h"
+#include "wq_quota.h"
+
+static DEFINE_SPINLOCK(wq_users_lock);
+static DEFINE_HASHTABLE(wq_users, 6);
+
+static struct wq_user wq_kernel_user = {
+	.ref = REFCOUNT_INIT(1),	/* never freed */
+	.kernel = true,
+};
+
+static struct wq_user *wq_quota_find_locked(kuid_t uid)
+{
+	struct wq_user *u;
+
+	hash_for_each_possible(wq_users, u, node, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			return u;
+	return NULL;
+}
+
+/**
+ * wq_quota_get() - the budget of a user, with a reference
+ * @uid: the user
+ *
+ * Context: process context (it may allocate).
+ * Return: the budget, or NULL if it could not be allocated.
+ */
+struct wq_user *wq_quota_get(kuid_t uid)
+{
+	struct wq_user *u, *new;
+
+	spin_lock(&wq_users_lock);
+	u = wq_quota_find_locked(uid);
+	if (u)
+		refcount_inc(&u->ref);
+	spin_unlock(&wq_users_lock);
+	if (u)
+		return u;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return NULL;
+	new->uid = uid;
+	refcount_set(&new->ref, 1);
+	spin_lock(&wq_users_lock);
+	u = wq_quota_find_locked(uid);
+	if (u) {
+		refcount_inc(&u->ref);
+	} else {
+		hash_add(wq_users, &new->node, __kuid_val(uid));
+		u = new;
+		new = NULL;
+	}
+	spin_unlock(&wq_users_lock);
+	kfree(new);
+	return u;
+}
+
+/**
+ * wq_quota_usage() - what a user is charged now
+ * @uid: the user
+ * @queues: set to the queues charged
+ * @bytes: set to the key bytes (plus WQ_KEY_COST each) charged
+ *
+ * Context: any context.
+ */
+void wq_quota_usage(kuid_t uid, u32 *queues, u64 *bytes)
+{
+	struct wq_user *u;
+
+	spin_lock(&wq_users_lock);
+	u = wq_quota_find_locked(uid);
+	*queues = u ? atomic_read(&u->queues) : 0;
+	*bytes = u ? atomic_long_read(&u->bytes) : 0;
+	spin_unlock(&wq_users_lock);
+}
+
+/**
+ * wq_quota_kernel() - the kernel API's budget, with a reference
+ *
+ * Return: the budget.
+ */
+struct wq_user *wq_quota_kernel(void)
+{
+	refcount_inc(&wq_kernel_user.ref);
+	return &wq_kernel_user;
+}
+
+/**
+ * wq_quota_put() - drop a reference to a budget
+ * @u: the budget; freed with its last reference (never the kernel's)
+ *
+ * Context: process context.
+ */
+void wq_quota_put(struct wq_user *u)
+{
+	bool last;
+
+	spin_lock(&wq_users_lock);
+	last = refcount_dec_and_test(&u->ref);
+	if (last && !WARN_ON_ONCE(u->kernel))
+		hash_del(&u->node);
+	spin_unlock(&wq_users_lock);
+	if (!last || u->kernel)
+		return;
+	WARN_ON_ONCE(atomic_read(&u->queues) || atomic_long_read(&u->bytes));
+	kfree(u);
+}
+
+static unsigned int wq_quota_max_queues(const struct wq_user *u)
+{
+	return u->kernel ? READ_ONCE(wq_kernel_max_queues) :
+			   READ_ONCE(wq_user_max_queues);
+}
+
+static unsigned long wq_quota_max_bytes(const struct wq_user *u)
+{
+	return u->kernel ? READ_ONCE(wq_kernel_max_key_bytes) :
+			   READ_ONCE(wq_user_max_key_bytes);
+}
+
+/**
+ * wq_quota_charge_queue() - charge one more queue
+ * @u: the owner's budget
+ * @unlimited: never refuse (the creator has CAP_SYS_RESOURCE)
+ *
+ * Context: any context.
+ * Return: 0, or -EDQUOT (nothing charged).
+ */
+int wq_quota_charge_queue(struct wq_user *u, bool unlimited)
+{
+	if (atomic_inc_return(&u->queues) > wq_quota_max_queues(u) &&
+	    !unlimited) {
+		atomic_dec(&u->queues);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
+/**
+ * wq_quota_uncharge_queue() - a charged queue was freed
+ * @u: the owner's budget
+ */
+void wq_quota_uncharge_queue(struct wq_user *u)
+{
+	atomic_dec(&u->queues);
+}
+
+/**
+ * wq_quota_charge_bytes() - charge the bytes of one more record
+ * @u: the owner's budget
+ * @unlimited: never refuse
+ * @bytes: the key length plus WQ_KEY_COST
+ *
+ * Context: any context (under q->lock).
+ * Return: true, or false if it would exceed the budget (nothing charged).
+ */
+bool wq_quota_charge_bytes(struct wq_user *u, bool unlimited, long bytes)
+{
+	long max = min_t(unsigned long, wq_quota_max_bytes(u), LONG_MAX);
+
+	if (atomic_long_add_return(bytes, &u->bytes) > max && !unlimited) {
+		atomic_long_sub(bytes, &u->bytes);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * wq_quota_uncharge_bytes() - charged records were freed
+ * @u: the owner's budget
+ * @bytes: what they were charged
+ *
+ * Context: any context.
+ */
+void wq_quota_uncharge_bytes(struct wq_user *u, long bytes)
+{
+	atomic_long_sub(bytes, &u->bytes);
+}
