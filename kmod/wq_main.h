@@ -7,6 +7,8 @@
 #ifndef _WQ_MAIN_H
 #define _WQ_MAIN_H
 
+#include <linux/bits.h>
+
 extern unsigned int wq_max_queues;
 extern unsigned int wq_default_max_items;
 extern unsigned int wq_max_items_limit;
@@ -19,6 +21,6 @@ extern unsigned int wq_unpriv_max_items;
 extern unsigned int wq_unpriv_max_tracked;
 
 /* No max_items above this, whatever max_items_limit says. */
-#define WQ_MAX_ITEMS_CEILING	(1U << 24)
+#define WQ_MAX_ITEMS_CEILING	BIT(24)
 
 #endif /* _WQ_MAIN_H */

@@ -72,7 +72,7 @@ struct wq_user *wq_quota_get(kuid_t uid)
  * @queues: set to the queues charged
  * @bytes: set to the key bytes (plus WQ_KEY_COST each) charged
  *
- * Context: any context.
+ * Context: process context.
  */
 void wq_quota_usage(kuid_t uid, u32 *queues, u64 *bytes)
 {

@@ -33,8 +33,10 @@
 #define WQ_KEY_MAX		4096	/* longest key, in bytes */
 #define WQ_NAME_MAX		64	/* queue name buffer, NUL included */
 #define WQ_LIMITER_TERMS_MAX	8	/* limiters in one max-of list */
-/* What a key costs its queue's owner against the key-bytes quota: its
- * length plus this (the record, its table and heap slots). */
+/*
+ * What a key costs its queue's owner against the key-bytes quota: its
+ * length plus this (the record, its table and heap slots).
+ */
 #define WQ_KEY_COST		256
 
 /* deadline_ns value that never expires */
