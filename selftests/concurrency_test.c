@@ -184,12 +184,14 @@ TEST_F_TIMEOUT(conc, processes_producers_consumers, 60)
 		pid[i] = wqt_spawn(i < NP ? producer_proc : consumer_proc, &w[i]);
 		ASSERT_LT(0, pid[i]);
 	}
-	for (i = 0; i < NP; i++)
+	for (i = 0; i < NP; i++) {
 		ASSERT_EQ(0, wqt_wait_child(pid[i], 30000)) TH_LOG("producer %d", i);
+	}
 	/* plain shutdown: consumers still take every queued key */
 	ASSERT_EQ(0, wq_shutdown(self->fd));
-	for (i = NP; i < NP + NC; i++)
+	for (i = NP; i < NP + NC; i++) {
 		ASSERT_EQ(0, wqt_wait_child(pid[i], 30000)) TH_LOG("consumer %d", i);
+	}
 	EXPECT_QUEUE_EMPTY(self->fd);
 	EXPECT_TRACKER_CLEAN(t);
 	wqt_tracker_free(t);
@@ -426,9 +428,10 @@ static void q2_add_while_processing(struct __test_metadata *_metadata, int fd,
 	ASSERT_NE(NULL, b);
 	b->fd = fd;
 	run_basic(_metadata, b, &q2, drain);
-	for (i = 0; i < q2.nprod; i++)
+	for (i = 0; i < q2.nprod; i++) {
 		EXPECT_EQ(1 + atomic_load(&b->readd_ok[i]), atomic_load(&b->count[i]))
 			TH_LOG("key %d", i);
+	}
 	free(b);
 }
 

@@ -160,8 +160,9 @@ TEST_F(delay, d2_earliest_wins_many_keys)
 		ASSERT_EQ(0, wqt_done_i(self->fd, i));
 	}
 	ASSERT_EQ(N, got) TH_LOG("only %d of %d keys fired", got, N);
-	for (i = 0; i < N; i++)
+	for (i = 0; i < N; i++) {
 		EXPECT_EQ(1, seen[i]) TH_LOG("key %d", i);
+	}
 	EXPECT_STATS(self->fd, STAT(waiting, 0), STAT(keys, 0));
 }
 

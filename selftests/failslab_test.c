@@ -112,8 +112,9 @@ static void drain_expect(struct __test_metadata *_metadata, int fd,
 		ASSERT_EQ(0, wq_done(fd, k, strlen(k)));
 	}
 	ASSERT_EQ(-EAGAIN, len);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		EXPECT_EQ(want[i], seen[i]) TH_LOG("key %d lost", i);
+	}
 }
 
 TEST_F(fail, add)

@@ -297,8 +297,9 @@ TEST_F(rl, concurrent_bucket)
 	ASSERT_GE(100 + 1 + el / (100 * MS), zero);
 	/* the k-th reservation past the burst waits at most k * 100ms */
 	qsort(out, N, sizeof(out[0]), cmp_u64);
-	for (i = 100; i < N; i++)
+	for (i = 100; i < N; i++) {
 		ASSERT_GE((uint64_t)(i - 99) * 100 * MS, out[i]) TH_LOG("%d", i);
+	}
 }
 
 TEST_HARNESS_MAIN

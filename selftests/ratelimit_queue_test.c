@@ -180,9 +180,10 @@ TEST_F(rl, concurrent_failures_of_one_key)
 	arl_at_once(_metadata, fd, T, PER, false, out);
 	EXPECT_REQUEUES(fd, "k", N);
 	qsort(out, N, sizeof(out[0]), cmp_u64);
-	for (i = 0; i < N; i++)
+	for (i = 0; i < N; i++) {
 		ASSERT_EQ(exp_ref(1, 1000 * SEC, i + 1), out[i])
 			TH_LOG("sorted delay %d", i);
+	}
 }
 
 /* ---- calls that fail change nothing -------------------------------------- */
