@@ -81,7 +81,7 @@ struct kwq *kwq_open(const char *name)
 	might_sleep();
 	if (wq_copy_name(buf, name))
 		return ERR_PTR(-EINVAL);
-	ret = wq_registry_open(buf, false, &q);
+	ret = wq_registry_open(buf, 0, &q);
 	return ret ? ERR_PTR(ret) : q;
 }
 EXPORT_SYMBOL_NS_GPL(kwq_open, WQ_NS);

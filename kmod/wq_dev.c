@@ -32,15 +32,25 @@
  * struct wq_handle - one open file of /dev/wq
  * @bind_lock: serializes CREATE and OPEN on this file
  * @q: the bound queue (one reference), or NULL
+ * @access: MAY_READ and/or MAY_WRITE, fixed when @q is set (and published
+ *	with it)
  * @holder: keys this handle got and has not done yet
  * @file: the file (for its O_NONBLOCK)
  */
 struct wq_handle {
 	struct mutex bind_lock;		/* serializes binding */
 	struct kwq *q;
+	int access;
 	struct kwq_holder holder;
 	struct file *file;
 };
+
+/* The access a file of /dev/wq was opened with, as MAY_* bits. */
+static int wq_file_access(const struct file *file)
+{
+	return ((file->f_mode & FMODE_READ) ? MAY_READ : 0) |
+	       ((file->f_mode & FMODE_WRITE) ? MAY_WRITE : 0);
+}
 
 /* The queue of a bound handle, or NULL. */
 static struct kwq *wq_bound(struct wq_handle *h)
@@ -49,22 +59,31 @@ static struct kwq *wq_bound(struct wq_handle *h)
 	return smp_load_acquire(&h->q);
 }
 
-static long wq_bind(struct wq_handle *h, bool create, const void *arg)
+/*
+ * CREATE (@name NULL: @arg is the struct wq_create) or OPEN @name with
+ * @access (MAY_READ and/or MAY_WRITE).
+ */
+static long wq_bind(struct wq_handle *h, const char *name, int access,
+		    const void *arg)
 {
 	struct kwq *q;
 	long ret;
 
+	/* the device file must allow what the handle will do */
+	if (access & ~wq_file_access(h->file))
+		return -EBADF;
 	mutex_lock(&h->bind_lock);
 	if (h->q) {
 		ret = -EBUSY;
 		goto out;
 	}
-	if (create)
+	if (!name)
 		ret = wq_registry_create(arg, &q);
 	else
-		ret = wq_registry_open(arg, true, &q);
+		ret = wq_registry_open(name, access, &q);
 	if (ret)
 		goto out;
+	h->access = access;
 	atomic_inc(&q->handles);
 	/* Publish the queue fully set up; pairs with wq_bound(). */
 	smp_store_release(&h->q, q);
@@ -113,12 +132,12 @@ static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 static long wq_ioc_create(struct wq_handle *h, struct kwq *q, void *arg,
 			  void __user *uarg)
 {
-	return wq_bind(h, true, arg);
+	return wq_bind(h, NULL, MAY_READ | MAY_WRITE, arg);
 }
 
-static int wq_check_name_arg(const struct wq_name *n)
+static int wq_check_name_arg(const struct wq_name *n, u32 flags)
 {
-	if (n->flags || n->reserved)
+	if ((n->flags & ~flags) || n->reserved)
 		return -EINVAL;
 	return wq_check_name(n->name);
 }
@@ -127,16 +146,32 @@ static long wq_ioc_open(struct wq_handle *h, struct kwq *q, void *arg,
 			void __user *uarg)
 {
 	struct wq_name *n = arg;
-	int ret = wq_check_name_arg(n);
+	int access = MAY_READ | MAY_WRITE;
+	int ret;
 
-	return ret ?: wq_bind(h, false, n->name);
+	ret = wq_check_name_arg(n, WQ_OPEN_READ_ONLY | WQ_OPEN_WRITE_ONLY);
+	if (ret)
+		return ret;
+	switch (n->flags) {
+	case WQ_OPEN_READ_ONLY:
+		access = MAY_READ;
+		break;
+	case WQ_OPEN_WRITE_ONLY:
+		access = MAY_WRITE;
+		break;
+	case 0:
+		break;
+	default:
+		return -EINVAL;		/* both */
+	}
+	return wq_bind(h, n->name, access, NULL);
 }
 
 static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg,
 			   void __user *uarg)
 {
 	struct wq_name *n = arg;
-	int ret = wq_check_name_arg(n);
+	int ret = wq_check_name_arg(n, 0);
 
 	return ret ?: wq_registry_unlink(n->name, true);
 }
@@ -216,7 +251,9 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->reserved ||
 	    g->key_len || wq_deadline(g->deadline_ns, &deadline))
 		return -EINVAL;
-	if ((g->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
+	/* O_NONBLOCK turns a wait without limit into none (libwq.md) */
+	if ((g->flags & WQ_GET_NONBLOCK) ||
+	    ((h->file->f_flags & O_NONBLOCK) && deadline == KTIME_MAX))
 		flags |= KWQ_GET_NONBLOCK;
 	if (g->flags & WQ_GET_DETACH)
 		holder = NULL;
@@ -322,6 +359,8 @@ typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
 /* Flags of struct wq_ioctl_op. */
 #define WQ_OP_BOUND		BIT(0)	/* needs a bound handle (-EBADF) */
 #define WQ_OP_COPIES_OUT	BIT(1)	/* the handler writes its results */
+#define WQ_OP_READ		(BIT(2) | WQ_OP_BOUND)	/* a consumer's call */
+#define WQ_OP_WRITE		(BIT(3) | WQ_OP_BOUND)	/* a producer's call */
 
 /**
  * struct wq_ioctl_op - one command of the table
@@ -356,15 +395,15 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name, 0),
 	WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name, 0),
 	WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, 0),
-	WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns, WQ_OP_BOUND),
+	WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns, WQ_OP_WRITE),
 	WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns,
-	      WQ_OP_BOUND | WQ_OP_COPIES_OUT),
-	WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value, WQ_OP_BOUND),
+	      WQ_OP_READ | WQ_OP_COPIES_OUT),
+	WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value, WQ_OP_READ),
 	WQ_OP(WQ_IOC_SHUTDOWN, wq_ioc_shutdown, struct wq_shutdown,
-	      deadline_ns, WQ_OP_BOUND),
+	      deadline_ns, WQ_OP_WRITE),
 	WQ_OP(WQ_IOC_STAT, wq_ioc_stat, struct wq_queue_info, evicted,
 	      WQ_OP_BOUND),
-	WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value, WQ_OP_BOUND),
+	WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value, WQ_OP_WRITE),
 	WQ_OP(WQ_IOC_NUM_REQUEUES, wq_ioc_num_requeues, struct wq_key, value,
 	      WQ_OP_BOUND),
 };
@@ -405,6 +444,12 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (op->flags & WQ_OP_BOUND) {
 		q = wq_bound(h);
 		if (!q)
+			return -EBADF;
+		/* h->access is published with h->q (wq_bound()) */
+		if (((op->flags & WQ_OP_READ) == WQ_OP_READ &&
+		     !(h->access & MAY_READ)) ||
+		    ((op->flags & WQ_OP_WRITE) == WQ_OP_WRITE &&
+		     !(h->access & MAY_WRITE)))
 			return -EBADF;
 	}
 

@@ -6,9 +6,11 @@
  * each queue's name_node and unlinked; it is taken before q->lock. The
  * registry holds one reference on every named queue.
  *
- * Permissions follow System V IPC (ipcperms): opening a queue needs read
- * and write permission for the caller's class (owner, group, other);
- * destroying it needs ownership. CAP_IPC_OWNER overrides both.
+ * Permissions follow System V IPC (ipcperms) and mq_open(): opening a
+ * queue needs the permission for the access asked (read, write or both)
+ * in the caller's class (owner, group, other); destroying it needs
+ * ownership; a listing shows only the queues the caller may open.
+ * CAP_IPC_OWNER overrides all three.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -85,8 +87,11 @@ static struct kwq *wq_find_locked(const char *name)
 	return NULL;
 }
 
-static bool wq_may_open(const struct kwq *q)
+/* Do @q's mode bits give the caller @access (MAY_READ, MAY_WRITE)? */
+static bool wq_mode_allows(const struct kwq *q, int access)
 {
+	int want = ((access & MAY_READ) ? 04 : 0) |
+		   ((access & MAY_WRITE) ? 02 : 0);
 	kuid_t uid = current_fsuid();
 	umode_t granted = q->mode;
 
@@ -94,7 +99,13 @@ static bool wq_may_open(const struct kwq *q)
 		granted >>= 6;
 	else if (in_group_p(q->gid))
 		granted >>= 3;
-	return (granted & 06) == 06 || capable(CAP_IPC_OWNER);
+	return (granted & want) == want;
+}
+
+/* May the caller open @q with @access? As ipcperms(). */
+static bool wq_may_open(const struct kwq *q, int access)
+{
+	return wq_mode_allows(q, access) || capable(CAP_IPC_OWNER);
 }
 
 /**
@@ -214,13 +225,14 @@ int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 /**
  * wq_registry_open() - find a named queue
  * @name: validated name
- * @check_perm: check the caller's permission (userspace callers)
+ * @access: MAY_READ and/or MAY_WRITE, checked against the queue's mode for
+ *	userspace callers; 0 for the kernel API (no check)
  * @qp: set to the queue, with a reference for the caller
  *
  * Context: process context; sleeps.
  * Return: 0, -ENOENT or -EACCES.
  */
-int wq_registry_open(const char *name, bool check_perm, struct kwq **qp)
+int wq_registry_open(const char *name, int access, struct kwq **qp)
 {
 	struct kwq *q;
 	int ret = 0;
@@ -229,7 +241,7 @@ int wq_registry_open(const char *name, bool check_perm, struct kwq **qp)
 	q = wq_find_locked(name);
 	if (!q)
 		ret = -ENOENT;
-	else if (check_perm && !wq_may_open(q))
+	else if (access && !wq_may_open(q, access))
 		ret = -EACCES;
 	else
 		kref_get(&q->ref);
@@ -322,10 +334,11 @@ void wq_registry_info(struct kwq *q, struct wq_queue_info *info)
 }
 
 /**
- * wq_registry_list() - snapshot of the named queues
+ * wq_registry_list() - snapshot of the named queues the caller may open
  * @infos: room for @cap zeroed entries
  * @cap: capacity of @infos
- * @total: set to the number of named queues
+ * @total: set to the number of named queues the caller may open (all of
+ *	them with CAP_IPC_OWNER)
  *
  * Context: process context; sleeps.
  * Return: the number of entries filled in.
@@ -336,12 +349,17 @@ int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
 	u32 n = 0;
 	int bkt;
 
+	bool all = capable(CAP_IPC_OWNER);
+
+	*total = 0;
 	mutex_lock(&wq_registry_lock);
-	*total = wq_nr_queues;
 	hash_for_each(wq_names, bkt, q, name_node) {
-		if (n == cap)
-			break;
-		wq_registry_info(q, &infos[n++]);
+		if (!all && !wq_mode_allows(q, MAY_READ) &&
+		    !wq_mode_allows(q, MAY_WRITE))
+			continue;
+		(*total)++;
+		if (n < cap)
+			wq_registry_info(q, &infos[n++]);
 	}
 	mutex_unlock(&wq_registry_lock);
 	return n;

@@ -21,7 +21,7 @@ int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 		    kgid_t gid, enum wq_budget budget, gfp_t gfp,
 		    struct kwq **qp);
 int wq_registry_create(const struct wq_create *args, struct kwq **qp);
-int wq_registry_open(const char *name, bool check_perm, struct kwq **qp);
+int wq_registry_open(const char *name, int access, struct kwq **qp);
 int wq_registry_unlink(const char *name, bool check_owner);
 int wq_registry_unlink_queue(struct kwq *q);
 int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total);

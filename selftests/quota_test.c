@@ -11,23 +11,9 @@
  * children that drop to other uids (losing every capability). A child
  * returns 0, or the line of the first check that failed (printed too).
  */
-#define _GNU_SOURCE
-#include <grp.h>
-
 #include "wq_test_util.h"
 #include "wq_test_ioctl.h"
-
-#define UID_A	1000
-#define UID_B	1001
-
-/* In a child: the first failed check ends it with its line number. */
-#define CHILD_CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "# child uid %d: %s:%d: %s\n",		\
-			(int)getuid(), __func__, __LINE__, #cond);	\
-		return __LINE__ & 0x7f ? __LINE__ & 0x7f : 1;		\
-	}								\
-} while (0)
+#include "wq_test_users.h"
 
 /* A module parameter: read, and set (as root). */
 static unsigned long param_get(const char *name)
@@ -68,41 +54,6 @@ static int usage(uint32_t *queues, uint64_t *bytes)
 	*queues = mi.user_queues;
 	*bytes = mi.user_key_bytes;
 	return r;
-}
-
-static int drop_to(uid_t uid)
-{
-	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
-	    setresuid(uid, uid, uid))
-		return -1;
-	return 0;
-}
-
-struct as_user {
-	uid_t uid;
-	int (*fn)(void *arg);
-	void *arg;
-};
-
-static int as_user_main(void *p)
-{
-	struct as_user *a = p;
-
-	if (drop_to(a->uid)) {
-		fprintf(stderr, "# cannot become uid %d\n", (int)a->uid);
-		return 126;
-	}
-	umask(077);
-	return a->fn(a->arg);
-}
-
-/* Runs fn(arg) in a child as uid; its exit code (0: every check held). */
-static int as_user(uid_t uid, int (*fn)(void *), void *arg)
-{
-	struct as_user a = { .uid = uid, .fn = fn, .arg = arg };
-	pid_t pid = wqt_spawn(as_user_main, &a);
-
-	return pid < 0 ? -1 : wqt_wait_child(pid, 60000);
 }
 
 FIXTURE(quota) {

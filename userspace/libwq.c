@@ -29,10 +29,11 @@ static int wq_ioctl(int fd, unsigned long cmd, void *arg)
 	return ret;
 }
 
-static int wq_open_device(void)
+/* A new handle of /dev/wq; oflags may add O_NONBLOCK. */
+static int wq_open_device(int oflags)
 {
 	int saved = errno;
-	int fd = open(WQ_DEV_PATH, O_RDWR | O_CLOEXEC);
+	int fd = open(WQ_DEV_PATH, O_RDWR | O_CLOEXEC | oflags);
 
 	if (fd < 0) {
 		fd = -errno;
@@ -66,11 +67,11 @@ static uint64_t wq_deadline(int timeout_ms)
 }
 
 /* Runs a naming ioctl on a fresh /dev/wq fd; keeps the fd if asked. */
-static int wq_named(unsigned long cmd, void *arg, int keep)
+static int wq_named(unsigned long cmd, void *arg, int keep, int oflags)
 {
 	int fd, ret;
 
-	fd = wq_open_device();
+	fd = wq_open_device(oflags);
 	if (fd < 0)
 		return fd;
 	ret = wq_ioctl(fd, cmd, arg);
@@ -100,28 +101,52 @@ int wq_create(const char *name, const struct wq_attr *attr)
 		c.max_items = attr->max_items;
 		c.mode = (uint32_t)attr->mode;
 	}
-	return wq_named(WQ_IOC_CREATE, &c, 1);
+	return wq_named(WQ_IOC_CREATE, &c, 1, 0);
 }
 
 /* OPEN and DESTROY: a struct wq_name is all they take. */
-static int wq_by_name(unsigned long cmd, const char *name, int keep)
+static int wq_by_name(unsigned long cmd, const char *name, uint32_t flags,
+		      int keep, int oflags)
 {
 	struct wq_name n;
 	int ret;
 
 	memset(&n, 0, sizeof(n));
+	n.flags = flags;
 	ret = wq_copy_name(n.name, name);
-	return ret ? ret : wq_named(cmd, &n, keep);
+	return ret ? ret : wq_named(cmd, &n, keep, oflags);
 }
 
 int wq_open(const char *name)
 {
-	return wq_by_name(WQ_IOC_OPEN, name, 1);
+	return wq_open_flags(name, O_RDWR);
+}
+
+int wq_open_flags(const char *name, int flags)
+{
+	uint32_t access;
+
+	if (flags & ~(O_ACCMODE | O_NONBLOCK))
+		return -EINVAL;
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY:
+		access = WQ_OPEN_READ_ONLY;
+		break;
+	case O_WRONLY:
+		access = WQ_OPEN_WRITE_ONLY;
+		break;
+	case O_RDWR:
+		access = 0;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return wq_by_name(WQ_IOC_OPEN, name, access, 1, flags & O_NONBLOCK);
 }
 
 int wq_destroy(const char *name)
 {
-	return wq_by_name(WQ_IOC_DESTROY, name, 0);
+	return wq_by_name(WQ_IOC_DESTROY, name, 0, 0, 0);
 }
 
 int wq_close(int fd)
@@ -332,7 +357,7 @@ int wq_list(struct wq_stats *st, size_t cap)
 	l.count = (uint32_t)cap;
 	l.entries = (uintptr_t)infos;
 
-	fd = wq_open_device();
+	fd = wq_open_device(0);
 	if (fd < 0) {
 		free(infos);
 		return fd;

@@ -139,11 +139,21 @@ struct wq_create {
 	struct wq_limiter limiter;
 };
 
+/* struct wq_name.flags of WQ_IOC_OPEN: the handle's access (neither: both) */
+#define WQ_OPEN_READ_ONLY	_BITUL(0)	/* a consumer: GET, DONE */
+#define WQ_OPEN_WRITE_ONLY	_BITUL(1)	/* a producer: ADD, FORGET, SHUTDOWN */
+
 /**
  * struct wq_name - WQ_IOC_OPEN and WQ_IOC_DESTROY argument
- * @flags: must be 0
+ * @flags: OPEN: WQ_OPEN_* (not both), checked against the queue's mode
+ *	as mq_open() checks O_RDONLY/O_WRONLY/O_RDWR; DESTROY: 0
  * @reserved: must be 0
  * @name: queue name, NUL-terminated, zero-padded
+ *
+ * A handle's access is fixed when it is bound: GET and DONE need read
+ * access, ADD, FORGET and SHUTDOWN write access, the rest either; a call
+ * the handle may not make fails with -EBADF. The /dev/wq file must have
+ * been opened with the access asked for (CREATE: both), else -EBADF.
  */
 struct wq_name {
 	__u32 flags;
@@ -179,7 +189,8 @@ struct wq_add {
  * @buf_cap: size of @buf
  * @reserved: must be 0
  * @deadline_ns: absolute CLOCK_MONOTONIC time to give up (-ETIMEDOUT);
- *	WQ_DEADLINE_NONE waits without limit
+ *	WQ_DEADLINE_NONE waits without limit, or not at all (-EAGAIN) on a
+ *	file opened with O_NONBLOCK
  *
  * The ioctl returns the key length (> 0). A key taken by a handle is put
  * back on the queue when the handle is closed before the key is done,

@@ -32,6 +32,17 @@ struct wq_attr {
 
 int wq_create(const char *name, const struct wq_attr *attr);
 int wq_open(const char *name);
+/*
+ * wq_open_flags: O_RDONLY (a consumer: get, done), O_WRONLY (a producer:
+ * add, add_after, add_rate_limited, forget, shutdown) or O_RDWR (both; what
+ * wq_open and wq_create give), optionally | O_NONBLOCK (a get that would
+ * wait returns -EAGAIN at once). The queue's mode is checked for the access
+ * asked, as mq_open() does (CAP_IPC_OWNER overrides). A call the handle's
+ * access does not allow fails with -EBADF; wq_len, wq_stat,
+ * wq_shutting_down and wq_num_requeues work with either.
+ * Returns the fd, or -ENOENT, -EACCES, -EINVAL (unknown flags).
+ */
+int wq_open_flags(const char *name, int flags);
 int wq_destroy(const char *name);
 int wq_close(int fd);
 

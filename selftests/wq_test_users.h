@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tests as other users: the test runs as root and forks a child that drops
+ * to another uid (and so loses every capability) to run a function. The
+ * harness's ASSERT/EXPECT cannot be used there: the child checks with
+ * CHILD_CHECK, which ends it with the line of the first failed check
+ * (printed too), and the test EXPECTs the child's exit code to be 0.
+ */
+#ifndef WQ_TEST_USERS_H
+#define WQ_TEST_USERS_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <grp.h>
+#include <unistd.h>
+
+#include "wq_test_util.h"
+
+#define UID_A	1000
+#define UID_B	1001
+
+/* In a child: the first failed check ends it with its line number. */
+#define CHILD_CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "# child uid %d: %s:%d: %s\n",		\
+			(int)getuid(), __func__, __LINE__, #cond);	\
+		return __LINE__ & 0x7f ? __LINE__ & 0x7f : 1;		\
+	}								\
+} while (0)
+
+static inline int drop_to(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return -1;
+	return 0;
+}
+
+struct as_user {
+	uid_t uid;
+	int (*fn)(void *arg);
+	void *arg;
+};
+
+static inline int as_user_main(void *p)
+{
+	struct as_user *a = p;
+
+	if (drop_to(a->uid)) {
+		fprintf(stderr, "# cannot become uid %d\n", (int)a->uid);
+		return 126;
+	}
+	umask(077);
+	return a->fn(a->arg);
+}
+
+/* Runs fn(arg) in a child as uid; its exit code (0: every check held). */
+static inline int as_user(uid_t uid, int (*fn)(void *), void *arg)
+{
+	struct as_user a = { .uid = uid, .fn = fn, .arg = arg };
+	pid_t pid = wqt_spawn(as_user_main, &a);
+
+	return pid < 0 ? -1 : wqt_wait_child(pid, 60000);
+}
+
+#endif /* WQ_TEST_USERS_H */
