@@ -132,15 +132,16 @@ static int __init sample_init(void)
 	if (IS_ERR(sample_q))
 		return PTR_ERR(sample_q);
 	for (i = 0; i < workers; i++) {
-		struct task_struct *t = kthread_run(sample_work, NULL,
-						    "wq_sample/%u", i);
+		struct task_struct *t = kthread_create(sample_work, NULL,
+						       "wq_sample/%u", i);
 
 		if (IS_ERR(t)) {
 			ret = PTR_ERR(t);
 			goto err_workers;
 		}
-		get_task_struct(t);
-		sample_workers[i] = t;
+		/* Before it runs: it may exit (and be freed) early. */
+		sample_workers[i] = get_task_struct(t);
+		wake_up_process(t);
 	}
 	wq_hrtimer_setup(&sample_timer, sample_produce, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_REL_SOFT);

@@ -391,16 +391,19 @@ static void kapi_kthreads(struct kwq *q)
 	for (i = 0; i < KAPI_THREADS; i++) {
 		struct task_struct *t;
 
-		t = kthread_run(kapi_consumer, p, "kapi-cons/%d", i);
+		/* Referenced before it runs: it may exit (and be freed) early. */
+		t = kthread_create(kapi_consumer, p, "kapi-cons/%d", i);
 		CHECK(!IS_ERR(t));
 		if (IS_ERR(t))
 			goto out_stop;
 		cons[ncons++] = get_task_struct(t);
-		t = kthread_run(kapi_producer, p, "kapi-prod/%d", i);
+		wake_up_process(t);
+		t = kthread_create(kapi_producer, p, "kapi-prod/%d", i);
 		CHECK(!IS_ERR(t));
 		if (IS_ERR(t))
 			goto out_stop;
 		prod[nprod++] = get_task_struct(t);
+		wake_up_process(t);
 	}
 	while (atomic_read(&p->producers))
 		usleep_range(5000, 10000);

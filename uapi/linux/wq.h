@@ -21,7 +21,11 @@
  *   restarted after a signal does not wait longer than asked.
  * - Keys put back on the queue (a handle closed while it held them) go to
  *   the tail, as at done; a key whose GET failed with -EFAULT goes back to
- *   the head, where it was.
+ *   the head, where it was. A handle is an open file, not a process: it is
+ *   closed when the last reference to that open file goes (its last file
+ *   descriptor closed, dup()ed, fork-inherited and SCM_RIGHTS-passed copies
+ *   included), so a consumer that forks and dies while its child keeps the
+ *   fd open gets nothing put back until the child closes it or exits.
  */
 #ifndef _UAPI_LINUX_WQ_H
 #define _UAPI_LINUX_WQ_H
@@ -193,9 +197,10 @@ struct wq_add {
  *	file opened with O_NONBLOCK
  *
  * The ioctl returns the key length (> 0). A key taken by a handle is put
- * back on the queue when the handle is closed before the key is done,
- * unless WQ_GET_DETACH was given (for tools such as wqctl, whose process
- * exits between get and done).
+ * back on the queue when the handle is closed (the last reference to the
+ * open file goes, see above) before the key is done, unless WQ_GET_DETACH
+ * was given (for tools such as wqctl, whose process exits between get and
+ * done).
  */
 struct wq_get {
 	__u32 flags;

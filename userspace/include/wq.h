@@ -5,6 +5,13 @@
  * The contract is spec/libwq.md. Every function returns >= 0 on success and
  * -errno on failure; errno is not the channel. A queue handle is a file
  * descriptor of /dev/wq bound to one named queue; every call is thread-safe.
+ *
+ * Keys a handle got from wq_get and has not done are put back on the queue
+ * when the handle's open file is released: when its last file descriptor is
+ * closed, dup()ed and fork-inherited copies included (handles are opened
+ * O_CLOEXEC, so exec() drops them). This is per open file, not per process:
+ * a consumer that forks and dies while its child keeps the fd open does not
+ * get its keys put back until the child closes it or exits.
  */
 #ifndef LIBWQ_WQ_H
 #define LIBWQ_WQ_H

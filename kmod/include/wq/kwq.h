@@ -10,9 +10,13 @@
  * creator.
  *
  * Keys are byte strings of 1 to WQ_KEY_MAX bytes, compared by their bytes.
- * A module that wants pointer identity passes the pointer itself as the
- * key: kwq_add(q, &obj, sizeof(obj), GFP_KERNEL) (and keeps the object
- * alive while its key may be in the queue).
+ * On an anonymous queue (kwq_create(NULL, ...)) a module that wants pointer
+ * identity may pass the pointer itself as the key: kwq_add(q, &obj,
+ * sizeof(obj), GFP_KERNEL) (and keep the object alive while its key may be
+ * in the queue). Never on a named queue: whoever may open it from userspace
+ * reads its keys (a kernel address leak) and adds keys of its own (forged
+ * pointers the kernel would then dereference). Key a named queue by an id
+ * instead (an object number, a name) and look the object up from it.
  *
  * Memory: the queue copies keys in (kwq_add*) and out (kwq_get*, into the
  * caller's buffer). The caller owns its buffers at all times; a key handed
@@ -24,7 +28,9 @@
  * holds one until kwq_destroy()). Every exported symbol pins wq.ko while a
  * module using it is loaded.
  *
- * Worker pools: start kthreads (keep a reference: get_task_struct()) that
+ * Worker pools: start kthreads with kthread_create(), take a reference
+ * with get_task_struct(), then wake_up_process() (kthread_run() would let a
+ * thread that exits early be freed before the reference is taken); they
  * loop on kwq_get() with a buffer of WQ_KEY_MAX bytes (kmalloc'ed: too big
  * for a kernel stack); at exit call kwq_shutdown() (or
  * kwq_shutdown_with_drain()), which makes every blocked and later kwq_get()
