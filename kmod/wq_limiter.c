@@ -65,72 +65,145 @@ int kwq_limiter_check(const struct wq_limiter *desc)
 	return 0;
 }
 
-/* (ns, frac) += (add_ns, add_frac), all fractions over @rate; saturates. */
-static void kwq_frac_add(s64 *ns, u64 *frac, s64 add_ns, u64 add_frac,
+/* (*ns, *frac) += (add_ns, add_frac), fractions over @rate; true on overflow */
+static bool kwq_frac_add(u64 *ns, u64 *frac, u64 add_ns, u64 add_frac,
 			 u64 rate)
 {
-	s64 carry = 0;
+	u64 carry = 0;
 
 	*frac += add_frac;
 	if (*frac >= rate) {
 		*frac -= rate;
 		carry = 1;
 	}
-	if (check_add_overflow(*ns, add_ns, ns) ||
-	    check_add_overflow(*ns, carry, ns))
-		*ns = KTIME_MAX;
+	return check_add_overflow(*ns, add_ns, ns) ||
+	       check_add_overflow(*ns, carry, ns);
+}
+
+/* floor(a - b), 0 if a <= b; fractions over the same rate */
+static u64 kwq_frac_sub_floor(u64 a_ns, u64 a_frac, u64 b_ns, u64 b_frac)
+{
+	if (a_ns < b_ns || (a_ns == b_ns && a_frac <= b_frac))
+		return 0;
+	return a_ns - b_ns - (a_frac < b_frac);
+}
+
+/* (*ns, *frac) = @k intervals, exactly; true if that is 2^64 ns or more */
+static bool kwq_steps(const struct kwq_bucket *b, u64 k, u64 *ns, u64 *frac)
+{
+	u64 q = mul_u64_u64_div_u64(k, b->step_frac, b->rate);	/* <= k */
+
+	*frac = k * b->step_frac - q * b->rate;		/* mod 2^64 ok */
+	return check_mul_overflow(k, b->step_ns, ns) ||
+	       check_add_overflow(*ns, q, ns);
+}
+
+/*
+ * The whole intervals in (ns + frac / rate) ns: floor((ns * rate + frac) /
+ * 10^18). The caller makes sure the result fits in a u64.
+ */
+static u64 kwq_whole_steps(const struct kwq_bucket *b, u64 ns, u64 frac)
+{
+	u64 q = mul_u64_u64_div_u64(ns, b->rate, NS_PER_GIGASECOND);
+	u64 r = ns * b->rate - q * NS_PER_GIGASECOND;	/* mod 2^64 ok */
+
+	return q + div64_u64(r + frac, NS_PER_GIGASECOND);
 }
 
 static void kwq_bucket_init(struct kwq_bucket *b, u64 rate, u64 burst)
 {
 	u64 step = div64_u64(NS_PER_GIGASECOND, rate);
-	u64 step_frac = NS_PER_GIGASECOND - step * rate;
-	u64 extra, burst_ns;
 
 	memset(b, 0, sizeof(*b));
 	b->rate = rate;
-	b->step_ns = min_t(u64, step, KTIME_MAX);
-	b->step_frac = step_frac;
-	b->full_ns = KTIME_MIN;		/* full since long ago */
-	/* burst * (step + step_frac / rate), exactly */
-	extra = mul_u64_u64_div_u64(burst, step_frac, rate);
-	b->burst_frac = burst * step_frac - extra * rate;	/* mod 2^64 ok */
-	if (check_mul_overflow(burst, step, &burst_ns) ||
-	    check_add_overflow(burst_ns, extra, &burst_ns) ||
-	    burst_ns > KTIME_MAX)
-		burst_ns = KTIME_MAX;
-	b->burst_ns = burst_ns;
+	b->step_ns = step;
+	b->step_frac = NS_PER_GIGASECOND - step * rate;
+	b->burst = burst;
+	b->base_ns = KTIME_MIN;		/* full since long ago */
 }
 
 /*
  * Reserve one token at @now (x/time/rate Reserve().Delay()): returns how
  * long to wait for it. Go computes the same in float64 and truncates the
  * duration; this is the exact value rounded down, so the two agree except
- * where Go's float rounding is off by a nanosecond.
+ * where Go's float rounding is off by a nanosecond. A delay of 2^63 ns or
+ * more gives KTIME_MAX.
+ *
+ * The delay is "full" - (now + burst window) = (owed - burst) intervals -
+ * (now - base). Its positive terms are summed in @late, its negative ones
+ * in @early, each saturating; the delay is their difference.
  */
 static s64 kwq_bucket_take(struct kwq_bucket *b, s64 now)
 {
-	s64 due_ns, delay;
-	u64 due_frac;
+	u64 late_ns = 0, late_frac = 0, early_ns = 0, early_frac = 0;
+	bool late_ovf = false, early_ovf = false;
+	u64 e_ns, e_frac, j, j_ns, j_frac;
+	bool behind;
 
-	/* Refill: tokens = min(burst, tokens + elapsed * rate). */
-	if (b->full_ns < now || (b->full_ns == now && !b->full_frac)) {
-		b->full_ns = now;
-		b->full_frac = 0;
+	/* e = |now - base| */
+	behind = now < b->base_ns || (now == b->base_ns && b->base_frac);
+	if (behind) {
+		/* a clock read before the last call's: "full" is that much later */
+		e_ns = (u64)b->base_ns - (u64)now;
+		e_frac = b->base_frac;
+	} else {
+		e_ns = (u64)now - (u64)b->base_ns;
+		e_frac = 0;
+		if (b->base_frac) {
+			e_ns--;
+			e_frac = b->rate - b->base_frac;
+		}
 	}
-	kwq_frac_add(&b->full_ns, &b->full_frac, b->step_ns, b->step_frac,
-		     b->rate);
-	/* The token is ours once "full" is no more than a burst ahead. */
-	due_ns = now;
-	due_frac = 0;
-	kwq_frac_add(&due_ns, &due_frac, b->burst_ns, b->burst_frac, b->rate);
-	if (b->full_ns < due_ns ||
-	    (b->full_ns == due_ns && b->full_frac <= due_frac))
+	if (!behind) {
+		/* Refill: tokens = min(burst, tokens + elapsed * rate). */
+		if (!kwq_steps(b, b->owed, &j_ns, &j_frac) &&
+		    (j_ns < e_ns || (j_ns == e_ns && j_frac <= e_frac))) {
+			/* "full" <= now: full */
+			b->base_ns = now;
+			b->base_frac = 0;
+			b->owed = 0;
+			e_ns = 0;
+			e_frac = 0;
+		} else {
+			/*
+			 * Move the base up by the whole intervals from it to
+			 * now: fewer than @owed, as "full" is beyond now.
+			 */
+			j = kwq_whole_steps(b, e_ns, e_frac);
+			kwq_steps(b, j, &j_ns, &j_frac);	/* <= e */
+			b->owed -= j;
+			if (e_frac < j_frac) {
+				e_frac += b->rate;
+				e_ns--;
+			}
+			e_frac -= j_frac;
+			e_ns -= j_ns;			/* e < one interval */
+			b->base_ns = now - (s64)e_ns - (e_frac ? 1 : 0);
+			b->base_frac = e_frac ? b->rate - e_frac : 0;
+		}
+	}
+	/* Take a token: "full" moves one interval later. */
+	if (b->owed != ~0ULL)
+		b->owed++;
+	if (b->owed > b->burst)
+		late_ovf = kwq_steps(b, b->owed - b->burst, &late_ns,
+				     &late_frac);
+	else
+		early_ovf = kwq_steps(b, b->burst - b->owed, &early_ns,
+				      &early_frac);
+	if (behind)
+		late_ovf |= kwq_frac_add(&late_ns, &late_frac, e_ns, e_frac,
+					 b->rate);
+	else
+		early_ovf |= kwq_frac_add(&early_ns, &early_frac, e_ns, e_frac,
+					  b->rate);
+	/* At most one overflows; each is then beyond the other. */
+	if (early_ovf)
 		return 0;
-	delay = b->full_ns - due_ns;
-	if (b->full_frac < due_frac)
-		delay--;
-	return delay;
+	if (late_ovf)
+		return KTIME_MAX;
+	return min_t(u64, kwq_frac_sub_floor(late_ns, late_frac, early_ns,
+					     early_frac), KTIME_MAX);
 }
 
 /**

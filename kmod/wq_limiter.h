@@ -24,27 +24,33 @@
 
 /**
  * struct kwq_bucket - a token bucket as GCRA
- * @full_ns: when the bucket will be full again (whole ns) ...
- * @full_frac: ... plus @full_frac / @rate ns
+ * @base_ns: a time no later than the last call (whole ns) ...
+ * @base_frac: ... plus @base_frac / @rate ns
+ * @owed: "full", when the bucket will be full again, is @owed intervals
+ *	after the base
  * @rate: events per 10^9 s (qps * 10^9)
  * @step_ns: one event's interval, 10^18 / @rate (whole ns) ...
  * @step_frac: ... plus @step_frac / @rate ns
- * @burst_ns: @burst events' interval (whole ns) ...
- * @burst_frac: ... plus @burst_frac / @rate ns
+ * @burst: the bucket's size, events
  *
  * Each reservation moves "full" one interval later (tokens go negative when
  * it runs ahead of now); the delay is how far "full" is beyond now plus
- * the burst. Fractions of a nanosecond are kept exactly as remainders over
- * @rate, so fractional rates never drift.
+ * the burst window: (@owed - @burst) intervals less the time from the base
+ * to now. "full" and now plus the window can both be far beyond KTIME_MAX
+ * (the window alone reaches 4.3e27 ns) when the delay is not, so only
+ * differences are computed, saturating; each call moves the base up by the
+ * whole intervals already past, keeping it within one interval of now.
+ * Fractions of a nanosecond are kept exactly as remainders over @rate, so
+ * fractional rates never drift.
  */
 struct kwq_bucket {
-	s64 full_ns;
-	u64 full_frac;
+	s64 base_ns;
+	u64 base_frac;
+	u64 owed;
 	u64 rate;
-	s64 step_ns;
+	u64 step_ns;
 	u64 step_frac;
-	s64 burst_ns;
-	u64 burst_frac;
+	u64 burst;
 };
 
 /**

@@ -96,6 +96,21 @@ static const struct v_case v_cases[] = {
 	{ "bucket 3:1 rounds down like Go", { 1, 0, { BUCKET(3 * V_S, 1) } }, {
 		W(0, 0, 0, 0), W(0, 0, 333333333, 0), W(0, 0, 666666666, 0),
 		W(0, 0, 1 * V_S, 0), W(0, 1, 1 * V_S + 333333332, 0) } },
+	/* the burst window, 10^19 ns, is beyond KTIME_MAX: 10^15 ns a call */
+	{ "bucket 0.000001:10000 (saturated window)",
+	  { 1, 0, { BUCKET(1000, 10000) } }, {
+		R(0, 0, 9999), W(0, 0, 0, 0),		/* the 10000th: free */
+		W(0, 0, 1000000 * V_S, 0), W(0, 0, 2000000 * V_S, 0),
+		W(0, 1000000 * V_S, 2000000 * V_S, 0),	/* one refilled */
+		R(0, 1000000 * V_S, 9220),
+		W(0, 1000000 * V_S, 9223000000 * V_S, 0),
+		W(0, 1000000 * V_S, KTIME_MAX, 0),
+		W(0, 1000000 * V_S, KTIME_MAX, 0),
+		W(0, 1000000000 * V_S, 8227000000 * V_S, 0) } },
+	{ "bucket 0.000000001:1 saturates, never wraps", { 1, 0, { BUCKET(1, 1) } }, {
+		W(0, 0, 0, 0), R(0, 0, 8), W(0, 0, 9000000000 * V_S, 0),
+		W(0, 0, KTIME_MAX, 0), W(0, 0, KTIME_MAX, 0),
+		W(0, 3000000000 * V_S, 9000000000 * V_S, 0) } },
 	{ "default: exponential 5ms:1000s, bucket 10:100",
 	  { 2, 0, { EXP(5 * V_MS, 1000 * V_S), BUCKET(10 * V_S, 100) } }, {
 		W(0, 0, 5 * V_MS, 1), W(0, 0, 10 * V_MS, 2), W(0, 0, 20 * V_MS, 3),

@@ -84,10 +84,15 @@ TEST(bucket_extremes)
 	EXPECT_EQ(1000000000000000000LL, a);	/* 10^9 s */
 	b = kwq_limiter_when(&lim, 0, 0);
 	EXPECT_EQ(2000000000000000000LL, b);
-	for (int i = 0; i < 20; i++)
+	for (int i = 4; i <= 10; i++) {		/* the 10th: 9 * 10^9 s */
 		b = kwq_limiter_when(&lim, 0, 0);
-	/* "full" saturates at KTIME_MAX: the delay stops growing there */
-	EXPECT_EQ(KTIME_MAX - 1000000000000000000LL, b);
+		EXPECT_EQ((i - 1) * 1000000000000000000LL, b)
+			TH_LOG("call %d", i);
+	}
+	for (int i = 0; i < 13; i++)
+		b = kwq_limiter_when(&lim, 0, 0);
+	/* 10^19 ns and more are beyond KTIME_MAX: the delay saturates */
+	EXPECT_EQ(KTIME_MAX, b);
 	EXPECT_EQ(b, kwq_limiter_when(&lim, 0, 0));	/* and never wraps */
 
 	d.terms[0].bucket.rate = KWQ_BUCKET_RATE_MAX;	/* ~4.6e9 qps */
@@ -96,6 +101,110 @@ TEST(bucket_extremes)
 	EXPECT_EQ(0, kwq_limiter_when(&lim, 0, 0));
 	EXPECT_EQ(0, kwq_limiter_when(&lim, 0, 0));	/* interval < 1 ns */
 	EXPECT_LE(0, kwq_limiter_when(&lim, 0, 0));
+}
+
+static int bucket_init(struct kwq_limiter *lim, u64 rate, u64 burst)
+{
+	struct wq_limiter d;
+
+	memset(&d, 0, sizeof(d));
+	d.nr_terms = 1;
+	d.terms[0].kind = WQ_LIMITER_BUCKET;
+	d.terms[0].bucket.rate = rate;
+	d.terms[0].bucket.burst = burst;
+	return kwq_limiter_init(lim, &d);
+}
+
+/*
+ * bucket:0.000001:10000: one interval is 10^15 ns, the burst window 10^19
+ * ns, beyond KTIME_MAX, and so is "full" once the burst is used up. The
+ * delay, their difference, is representable: exact up to KTIME_MAX, then
+ * KTIME_MAX, never 0.
+ */
+TEST(bucket_saturated_burst_window)
+{
+	const s64 step = 1000000000000000LL;
+	struct kwq_limiter lim;
+	s64 t = KTIME_MAX - 3 * step;
+	int i;
+
+	ASSERT_EQ(0, bucket_init(&lim, 1000, 10000));
+	for (i = 1; i <= 10000; i++) {
+		ASSERT_EQ(0, kwq_limiter_when(&lim, 0, 0))
+			TH_LOG("call %d", i);
+	}
+	EXPECT_EQ(step, kwq_limiter_when(&lim, 0, 0));		/* 10001st */
+	EXPECT_EQ(2 * step, kwq_limiter_when(&lim, 0, 0));
+	EXPECT_EQ(3 * step, kwq_limiter_when(&lim, 0, 0));
+	for (i = 4; i <= 9300; i++) {
+		s64 want = i <= KTIME_MAX / step ? i * step : KTIME_MAX;
+
+		ASSERT_EQ(want, kwq_limiter_when(&lim, 0, 0))
+			TH_LOG("call %d after the burst", i);
+	}
+	/* 1000 intervals later: the 9301st is 9301 intervals less those */
+	EXPECT_EQ(8301 * step, kwq_limiter_when(&lim, 0, 1000 * step));
+	/* a clock read before the last call's: the delay counts from it */
+	EXPECT_EQ(8802 * step, kwq_limiter_when(&lim, 0, 500 * step));
+
+	/* near the clock's end: now plus the window is beyond KTIME_MAX too */
+	ASSERT_EQ(0, bucket_init(&lim, 1000, 10000));
+	for (i = 1; i <= 10000; i++) {
+		ASSERT_EQ(0, kwq_limiter_when(&lim, 0, t))
+			TH_LOG("call %d", i);
+	}
+	EXPECT_EQ(step, kwq_limiter_when(&lim, 0, t));
+	EXPECT_EQ(2 * step, kwq_limiter_when(&lim, 0, t));
+	EXPECT_EQ(2 * step, kwq_limiter_when(&lim, 0, t + step));
+	/* 2 intervals on, 2 of the 2 tokens owed are back; this call owes 1 */
+	EXPECT_EQ(step, kwq_limiter_when(&lim, 0, KTIME_MAX));
+	EXPECT_EQ(2 * step, kwq_limiter_when(&lim, 0, KTIME_MAX));
+}
+
+/* The other corners: after the burst the delay grows by one interval a call. */
+TEST(bucket_extreme_growth)
+{
+	const s64 sec9 = 1000000000000000000LL;		/* 10^9 s */
+	struct kwq_limiter lim;
+	s64 d, prev = 0;
+	int i;
+
+	/* rate 1 (one event per 10^9 s), burst 2^32 - 1: a 4.3e27 ns window */
+	ASSERT_EQ(0, bucket_init(&lim, 1, 0xffffffffU));
+	for (i = 1; i <= 1000; i++) {
+		ASSERT_EQ(0, kwq_limiter_when(&lim, 0, 0))
+			TH_LOG("call %d", i);
+	}
+	/* as 2^32 - 2 calls at 0 leave it (making them takes a minute) */
+	lim.bucket[0].owed = 0xffffffffU - 1;
+	EXPECT_EQ(0, kwq_limiter_when(&lim, 0, 0));	/* the last token */
+	for (i = 1; i <= 12; i++) {
+		d = kwq_limiter_when(&lim, 0, 0);
+		ASSERT_EQ(i <= 9 ? i * sec9 : KTIME_MAX, d)
+			TH_LOG("call %d after the burst", i);
+	}
+	/* 5 * 10^9 s later the 13th is representable again: 8 * 10^9 s */
+	EXPECT_EQ(8 * sec9, kwq_limiter_when(&lim, 0, 5 * sec9));
+
+	/*
+	 * KWQ_BUCKET_RATE_MAX, burst 1: one interval is 10^18 / 2^62 ns, so
+	 * the n-th call at one instant waits (n - 1) * 5^18 / 2^44 ns: 0 for
+	 * the 2nd to 5th (under a nanosecond, truncated as Go does), 1 from
+	 * the 6th, then never less.
+	 */
+	ASSERT_EQ(0, bucket_init(&lim, KWQ_BUCKET_RATE_MAX, 1));
+	for (i = 1; i <= 1000000; i++) {
+		d = kwq_limiter_when(&lim, 0, 0);
+		ASSERT_EQ((s64)((u64)(i - 1) * 3814697265625ULL >> 44), d)
+			TH_LOG("call %d", i);
+		ASSERT_LE(prev, d);
+		ASSERT_EQ(i >= 6, d > 0)
+			TH_LOG("call %d", i);
+		prev = d;
+	}
+	/* 10^5 ns later: 10^6 intervals (216840.43 ns) less those */
+	EXPECT_EQ(216840 - 100000, kwq_limiter_when(&lim, 0, 100000));
+	EXPECT_EQ(0, kwq_limiter_when(&lim, 0, 1000000));	/* refilled */
 }
 
 TEST_HARNESS_MAIN
