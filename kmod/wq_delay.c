@@ -12,7 +12,14 @@
 /* Slack of the delay timer: it may fire this much late, never early. */
 #define KWQ_TIMER_SLACK_NS	(50 * NSEC_PER_USEC)
 
+/*
+ * Waiting keys moved (timer) or dropped (shutdown) per hold of q->lock:
+ * the work done with interrupts off never grows with the queue.
+ */
+#define KWQ_DELAY_BATCH		64
+
 static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer);
+static void kwq_delay_drop_work(struct work_struct *work);
 
 /**
  * kwq_delay_init() - set up an empty waiting heap and the delay timer
@@ -31,12 +38,14 @@ int kwq_delay_init(struct kwq *q, u32 max_items, gfp_t gfp)
 		return -ENOMEM;
 	wq_hrtimer_setup(&q->timer, kwq_delay_timer_fn, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_ABS_SOFT);
+	INIT_WORK(&q->drop_work, kwq_delay_drop_work);
 	q->armed = KTIME_MAX;
 	return 0;
 }
 
 /**
- * kwq_delay_stop() - make sure the delay timer is not running, for good
+ * kwq_delay_stop() - make sure the delay timer and the drop work are not
+ * running, for good
  * @q: a queue nobody can add to any more (its last reference is gone)
  *
  * Context: process context, no lock held (it waits for a running callback).
@@ -44,6 +53,7 @@ int kwq_delay_init(struct kwq *q, u32 max_items, gfp_t gfp)
 void kwq_delay_stop(struct kwq *q)
 {
 	hrtimer_cancel(&q->timer);
+	cancel_work_sync(&q->drop_work);
 }
 
 /**
@@ -59,11 +69,14 @@ void kwq_delay_destroy(struct kwq *q)
 	kvfree(q->waiting.chunks);
 }
 
-/* Start (or stop) the timer for the earliest waiting key, if it changed. */
+/*
+ * Start (or stop) the timer for the earliest waiting key, if it changed. A
+ * queue shutting down has no timer: its waiting keys are being dropped.
+ */
 static void kwq_delay_arm_locked(struct kwq *q)
 {
 	struct kwq_heap_node *n = kwq_heap_peek(&q->waiting);
-	ktime_t when = n ? n->when : KTIME_MAX;
+	ktime_t when = n && !q->shutting_down ? n->when : KTIME_MAX;
 
 	lockdep_assert_held(&q->lock);
 	if (when == q->armed)
@@ -160,21 +173,53 @@ void kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
 }
 
 /**
- * kwq_delay_drop_locked() - drop every waiting key (shutdown)
- * @q: the queue (q->lock held)
+ * kwq_delay_drop_locked() - drop a batch of waiting keys (shutdown)
+ * @q: the queue, shutting down (q->lock held)
+ *
+ * Return: true if waiting keys remain (drop them with
+ * kwq_delay_drop_all(), or leave them to q->drop_work).
  */
-void kwq_delay_drop_locked(struct kwq *q)
+bool kwq_delay_drop_locked(struct kwq *q)
 {
 	struct kwq_heap_node *n;
+	unsigned int i;
 
 	lockdep_assert_held(&q->lock);
-	while ((n = kwq_heap_pop(&q->waiting))) {
+	for (i = 0; i < KWQ_DELAY_BATCH && (n = kwq_heap_pop(&q->waiting));
+	     i++) {
 		struct kwq_item *item = container_of(n, struct kwq_item, wait);
 
 		item->flags &= ~KWQ_ITEM_WAITING;
 		kwq_record_unhold_locked(q, item);
 	}
 	kwq_delay_arm_locked(q);
+	return kwq_heap_len(&q->waiting);
+}
+
+/**
+ * kwq_delay_drop_all() - drop every waiting key of a queue shutting down,
+ * a batch per hold of q->lock
+ * @q: the queue
+ *
+ * Context: process context; may sleep.
+ */
+void kwq_delay_drop_all(struct kwq *q)
+{
+	unsigned long flags;
+	bool more;
+
+	do {
+		spin_lock_irqsave(&q->lock, flags);
+		more = kwq_delay_drop_locked(q);
+		spin_unlock_irqrestore(&q->lock, flags);
+		if (more)
+			cond_resched();
+	} while (more);
+}
+
+static void kwq_delay_drop_work(struct work_struct *work)
+{
+	kwq_delay_drop_all(container_of(work, struct kwq, drop_work));
 }
 
 /**
@@ -194,19 +239,27 @@ void kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
 	kwq_delay_schedule_locked(q, item, ready);
 }
 
-/* The delay timer: add every key whose ready time has passed. */
+/*
+ * The delay timer: add the keys whose ready time has passed, in ready-time
+ * order, KWQ_DELAY_BATCH at most; if more are due, the timer is re-armed
+ * at once for them (an expiry in the past), so other timers and softirq
+ * work run in between. Consumers are woken once per batch, after the lock.
+ */
 static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
 {
 	struct kwq *q = container_of(timer, struct kwq, timer);
 	struct kwq_heap_node *n;
+	unsigned int i, was;
 	unsigned long flags;
 	ktime_t now;
 
 	spin_lock_irqsave(&q->lock, flags);
 	if (!hrtimer_is_queued(timer))
 		q->armed = KTIME_MAX;	/* this expiry is spent */
+	was = q->nr_queued;
 	now = ktime_get();
-	while ((n = kwq_heap_peek(&q->waiting)) && n->when <= now) {
+	for (i = 0; i < KWQ_DELAY_BATCH && !q->shutting_down &&
+	     (n = kwq_heap_peek(&q->waiting)) && n->when <= now; i++) {
 		struct kwq_item *item = container_of(n, struct kwq_item, wait);
 
 		kwq_heap_pop(&q->waiting);
@@ -214,6 +267,8 @@ static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
 		kwq_mark_pending_locked(q, item);	/* in ready-time order */
 	}
 	kwq_delay_arm_locked(q);
+	was = q->nr_queued - was;
 	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_wake_getters(q, was);
 	return HRTIMER_NORESTART;
 }

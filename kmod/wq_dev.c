@@ -21,6 +21,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "wq_delay.h"
 #include "wq_dev.h"
 #include "wq_main.h"
 #include "wq_quota.h"
@@ -339,6 +340,7 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
 		if (s->deadline_ns)
 			return -EINVAL;
 		kwq_queue_shutdown(q);
+		kwq_delay_drop_all(q);	/* none left waiting when we return */
 		return 0;
 	}
 	if (wq_deadline(s->deadline_ns, &deadline))

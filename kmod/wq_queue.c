@@ -104,7 +104,29 @@ void kwq_queue_put(struct kwq *q)
 	kref_put(&q->ref, kwq_queue_release);
 }
 
-/* Queue a key at the tail (or, to undo a get, at the head); wake one. */
+/**
+ * kwq_wake_getters() - wake a consumer for each of @n keys just queued
+ * @q: the queue
+ * @n: keys queued since q->lock was taken (q->nr_queued grew by that)
+ *
+ * Called after q->lock is dropped: no wake-up is lost, because a consumer
+ * is on q->getters before it looks at q->nr_queued under q->lock (see
+ * kwq_wait()), so it either sees the keys or is woken here. Pollers are
+ * woken too (they wait non-exclusively).
+ *
+ * Context: any context; not under q->lock.
+ */
+void kwq_wake_getters(struct kwq *q, unsigned int n)
+{
+	if (n)
+		__wake_up(&q->getters, TASK_NORMAL, min_t(unsigned int, n, INT_MAX),
+			  poll_to_key(EPOLLIN | EPOLLRDNORM));
+}
+
+/*
+ * Queue a key at the tail (or, to undo a get, at the head). The caller
+ * wakes consumers after unlocking (kwq_wake_getters()).
+ */
 static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item,
 			       bool head)
 {
@@ -115,7 +137,6 @@ static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item,
 	else
 		list_add_tail(&item->link, &q->fifo);
 	WRITE_ONCE(q->nr_queued, q->nr_queued + 1);
-	wake_up_poll(&q->getters, EPOLLIN | EPOLLRDNORM);	/* one consumer */
 }
 
 /* A processing key goes back on the queue, whether it was dirty or not. */
@@ -164,7 +185,8 @@ struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new)
  * @item: the record
  *
  * Queued at the tail; coalesced with a queued copy, which keeps its place;
- * or marked dirty while processing, to be queued again at done.
+ * or marked dirty while processing, to be queued again at done. The caller
+ * wakes a consumer if q->nr_queued grew (kwq_wake_getters()).
  */
 void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
 {
@@ -190,6 +212,8 @@ void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
  * @cap: size of @buf
  * @len: out: the key length (also with -EMSGSIZE)
  * @gen: out: the hand-out generation
+ * @hup: out: the get took the last key of a queue shutting down (pollers
+ *	must see EPOLLHUP)
  */
 struct kwq_get_req {
 	struct kwq_holder *holder;
@@ -197,6 +221,7 @@ struct kwq_get_req {
 	u32 cap;
 	u32 len;
 	u64 gen;
+	bool hup;
 };
 
 /* Take the head key: 0, -EMSGSIZE, -ESHUTDOWN, or -EAGAIN (empty). */
@@ -223,6 +248,7 @@ static int kwq_get_locked(struct kwq *q, struct kwq_get_req *r)
 	/* per queue, so a record freed and made again never repeats one */
 	r->gen = ++q->gen_seq;
 	item->gen = r->gen;
+	r->hup = q->shutting_down && !q->nr_queued;
 	return 0;
 }
 
@@ -329,6 +355,9 @@ int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 		if (ret && ret != -ESHUTDOWN && READ_ONCE(q->nr_queued))
 			wake_up(&q->getters);
 	}
+	/* the transition into EPOLLHUP: edge-triggered pollers see it */
+	if (r.hup)
+		__wake_up(&q->getters, TASK_NORMAL, 0, poll_to_key(EPOLLHUP));
 	*len = r.len;
 	if (gen)
 		*gen = r.gen;
@@ -355,13 +384,17 @@ void kwq_queue_unget(struct kwq *q, struct kwq_holder *holder,
 	u64 hash = kwq_record_hash(q, key, len);
 	struct kwq_item *item;
 	unsigned long flags;
+	bool queued = false;
 
 	spin_lock_irqsave(&q->lock, flags);
 	item = kwq_record_find_locked(q, hash, key, len);
 	if (item && (item->flags & KWQ_ITEM_PROCESSING) &&
-	    item->holder == holder && item->gen == gen)
+	    item->holder == holder && item->gen == gen) {
 		kwq_requeue_locked(q, item, true);
+		queued = true;
+	}
 	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_wake_getters(q, queued);
 }
 
 /* End processing of @item: queue it again if dirty, else unhold it. */
@@ -398,15 +431,19 @@ int kwq_queue_done(struct kwq *q, const void *key, u32 len)
 	u64 hash = kwq_record_hash(q, key, len);
 	struct kwq_item *item;
 	unsigned long flags;
+	unsigned int was;
 	int ret = 0;
 
 	spin_lock_irqsave(&q->lock, flags);
+	was = q->nr_queued;
 	item = kwq_record_find_locked(q, hash, key, len);
 	if (item && (item->flags & KWQ_ITEM_PROCESSING))
 		kwq_finish_locked(q, item);
 	else
 		ret = -ENOENT;
+	was = q->nr_queued - was;
 	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_wake_getters(q, was);
 	return ret;
 }
 
@@ -426,21 +463,26 @@ unsigned int kwq_queue_len(struct kwq *q)
  * kwq_queue_shutdown() - ShutDown: refuse new keys, wake every waiter
  * @q: the queue
  *
- * Queued keys are still handed out; waiting (AddAfter) keys are dropped.
- * Every drain waiting at this moment returns -ECANCELED (0 if the queue is
- * drained by then). Idempotent.
+ * Queued keys are still handed out; waiting (AddAfter) keys are dropped:
+ * a bounded batch at once, the rest by q->drop_work (or by the caller,
+ * with kwq_delay_drop_all(), where it may sleep). Every drain waiting at
+ * this moment returns -ECANCELED (0 if the queue is drained by then).
+ * Idempotent.
  *
  * Context: any context.
  */
 void kwq_queue_shutdown(struct kwq *q)
 {
 	unsigned long flags;
+	bool more;
 
 	spin_lock_irqsave(&q->lock, flags);
 	WRITE_ONCE(q->shutting_down, true);
 	q->drain_cancel++;
-	kwq_delay_drop_locked(q);
+	more = kwq_delay_drop_locked(q);
 	spin_unlock_irqrestore(&q->lock, flags);
+	if (more)
+		schedule_work(&q->drop_work);
 	wake_up_all(&q->getters);
 	wake_up_all(&q->drainers);
 }
@@ -482,11 +524,11 @@ int kwq_queue_drain(struct kwq *q, ktime_t deadline)
 	might_sleep();
 	spin_lock_irqsave(&q->lock, flags);
 	WRITE_ONCE(q->shutting_down, true);
-	kwq_delay_drop_locked(q);
 	d.cancel = q->drain_cancel;
 	q->nr_drainers++;
 	spin_unlock_irqrestore(&q->lock, flags);
 	wake_up_all(&q->getters);
+	kwq_delay_drop_all(q);
 
 	ret = kwq_wait(q, &q->drainers, false, deadline, TASK_INTERRUPTIBLE,
 		       kwq_drained_cond, &d);
@@ -535,21 +577,41 @@ void kwq_holder_init(struct kwq_holder *holder)
 	INIT_LIST_HEAD(&holder->held);
 }
 
+/* Keys put back per hold of q->lock when a holder goes away. */
+#define KWQ_RELEASE_BATCH	64
+
 /**
  * kwq_holder_release() - put every key the holder is processing back on
  * the queue (at the tail, dirty or not; also after shutdown)
  * @q: the queue
  * @holder: the holder; empty afterwards
  *
- * Context: any context.
+ * A handle may hold any number of keys: they go back KWQ_RELEASE_BATCH at
+ * a time, so no hold of q->lock grows with them.
+ *
+ * Context: process context; may sleep.
  */
 void kwq_holder_release(struct kwq *q, struct kwq_holder *holder)
 {
 	struct kwq_item *item, *tmp;
+	unsigned int n, was;
 	unsigned long flags;
+	bool more;
 
-	spin_lock_irqsave(&q->lock, flags);
-	list_for_each_entry_safe(item, tmp, &holder->held, link)
-		kwq_requeue_locked(q, item, false);
-	spin_unlock_irqrestore(&q->lock, flags);
+	do {
+		n = 0;
+		spin_lock_irqsave(&q->lock, flags);
+		was = q->nr_queued;
+		list_for_each_entry_safe(item, tmp, &holder->held, link) {
+			if (n++ == KWQ_RELEASE_BATCH)
+				break;
+			kwq_requeue_locked(q, item, false);
+		}
+		more = !list_empty(&holder->held);
+		was = q->nr_queued - was;
+		spin_unlock_irqrestore(&q->lock, flags);
+		kwq_wake_getters(q, was);
+		if (more)
+			cond_resched();
+	} while (more);
 }

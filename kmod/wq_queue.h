@@ -39,8 +39,12 @@
  * - Order: wq_registry_lock (mutex) -> q->lock -> the wait queue locks of
  *   q->getters and q->drainers (taken by wake_up() under q->lock) and the
  *   hrtimer base lock (taken by hrtimer_start() under q->lock).
- * - Consumers sleep on q->getters (exclusive: one new key wakes one
- *   consumer; shutdown wakes all); drain waiters on q->drainers.
+ * - Consumers sleep on q->getters (exclusive: n new keys wake n
+ *   consumers, after q->lock is dropped; shutdown wakes all); drain
+ *   waiters on q->drainers.
+ * - No hold of q->lock does work that grows with the queue: the timer moves
+ *   due keys, a shutdown drops waiting keys and a closing handle puts its
+ *   keys back in batches of at most 64, dropping the lock in between.
  * - Delays: q->timer is an hrtimer (CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT:
  *   the callback runs in softirq on PREEMPT_RT kernels too) armed at the
  *   earliest ready time of q->waiting. It is only ever (re)started under
@@ -125,6 +129,7 @@ struct kwq_holder {
  * @lock: protects the fields marked [L] and the queue's records
  * @keys: [L] every record, by key
  * @grow_work: grows @keys for producers that cannot sleep (GFP_ATOMIC)
+ * @drop_work: drops the waiting keys a shutdown left (wq_delay.c)
  * @fifo: [L] QUEUED records, in the order they were queued
  * @nr_queued: [L] records on @fifo (Len)
  * @nr_processing: [L] PROCESSING records
@@ -166,6 +171,7 @@ struct kwq {
 	spinlock_t lock;	/* see above */
 	struct kwq_keytab keys;
 	struct work_struct grow_work;
+	struct work_struct drop_work;
 	struct list_head fifo;
 	unsigned int nr_queued;
 	unsigned int nr_processing;
@@ -249,6 +255,8 @@ void kwq_queue_shutdown(struct kwq *q);
 int kwq_queue_drain(struct kwq *q, ktime_t deadline);
 bool kwq_queue_shutting_down(struct kwq *q);
 __poll_t kwq_queue_poll(struct kwq *q);
+
+void kwq_wake_getters(struct kwq *q, unsigned int n);
 
 void kwq_holder_init(struct kwq_holder *holder);
 void kwq_holder_release(struct kwq *q, struct kwq_holder *holder);

@@ -82,6 +82,7 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 	ktime_t now = ktime_get();
 	struct kwq_item *item;
 	unsigned long irqflags;
+	unsigned int was;
 	int ret;
 
 	kwq_record_prepare(q, new, gfp);
@@ -96,6 +97,7 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		if (ret)
 			goto out;
 	}
+	was = q->nr_queued;
 	item = kwq_accept_locked(q, &new);
 	ret = 0;
 	if (IS_ERR(item))
@@ -106,7 +108,9 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		kwq_delay_after_locked(q, item, kwq_time_after(now, *delay_ns));
 	else
 		kwq_mark_pending_locked(q, item);
+	was = q->nr_queued - was;
 	spin_unlock_irqrestore(&q->lock, irqflags);
+	kwq_wake_getters(q, was);
 out:
 	if (new)
 		kwq_record_free(new);
