@@ -7,6 +7,7 @@
 
 #include <wq/compat.h>
 #include "wq_delay.h"
+#include "wq_quota.h"
 #include "wq_record.h"
 
 /* Slack of the delay timer: it may fire this much late, never early. */
@@ -121,26 +122,40 @@ int kwq_delay_room_locked(struct kwq *q, const struct kwq_item *new)
  * kwq_delay_add_room() - allocate heap chunk @idx
  * @q: the queue
  * @idx: from kwq_delay_room_locked()
+ * @unlimited: the adder has CAP_SYS_RESOURCE (see wq_quota.h)
  * @gfp: how the caller may allocate
  *
+ * Chunks stay until the queue is freed, so each is charged to the queue's
+ * owner until then.
+ *
  * Context: any context @gfp allows; not under q->lock (it allocates).
- * Return: 0 (also if somebody else added the chunk meanwhile), or -ENOMEM.
+ * Return: 0 (also if somebody else added the chunk meanwhile), -EDQUOT or
+ * -ENOMEM.
  */
-int kwq_delay_add_room(struct kwq *q, int idx, gfp_t gfp)
+int kwq_delay_add_room(struct kwq *q, int idx, bool unlimited, gfp_t gfp)
 {
+	const long cost = KWQ_HEAP_CHUNK * sizeof(struct kwq_heap_node *);
 	struct kwq_heap_node **chunk;
 	unsigned long flags;
 
+	if (!wq_quota_charge_bytes(q->owner, unlimited, cost))
+		return -EDQUOT;
 	chunk = kcalloc(KWQ_HEAP_CHUNK, sizeof(*chunk), gfp | __GFP_NOWARN);
-	if (!chunk)
+	if (!chunk) {
+		wq_quota_uncharge_bytes(q->owner, cost);
 		return -ENOMEM;
+	}
 	spin_lock_irqsave(&q->lock, flags);
 	if (!q->waiting.chunks[idx]) {
 		kwq_heap_add_chunk(&q->waiting, idx, chunk);
+		q->charged += cost;
 		chunk = NULL;
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
-	kfree(chunk);
+	if (!chunk)
+		return 0;
+	kfree(chunk);		/* somebody else added it meanwhile */
+	wq_quota_uncharge_bytes(q->owner, cost);
 	return 0;
 }
 

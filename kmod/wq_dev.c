@@ -12,6 +12,7 @@
  * under it (smp_store_release) and read locklessly (smp_load_acquire).
  * Ioctls on a bound handle take the queue's own locks (wq_queue.h).
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -35,6 +36,8 @@
  * @q: the bound queue (one reference), or NULL
  * @access: MAY_READ and/or MAY_WRITE, fixed when @q is set (and published
  *	with it)
+ * @unlimited: bound by a holder of CAP_SYS_RESOURCE: its adds are charged
+ *	beyond the queue owner's budget (wq_quota.h); fixed with @access
  * @holder: keys this handle got and has not done yet
  * @file: the file (for its O_NONBLOCK)
  */
@@ -42,6 +45,7 @@ struct wq_handle {
 	struct mutex bind_lock;		/* serializes binding */
 	struct kwq *q;
 	int access;
+	bool unlimited;
 	struct kwq_holder holder;
 	struct file *file;
 };
@@ -85,6 +89,8 @@ static long wq_bind(struct wq_handle *h, const char *name, int access,
 	if (ret)
 		goto out;
 	h->access = access;
+	h->unlimited = (access & MAY_WRITE) &&
+		       ns_capable_noaudit(&init_user_ns, CAP_SYS_RESOURCE);
 	atomic_inc(&q->handles);
 	/* Publish the queue fully set up; pairs with wq_bound(). */
 	smp_store_release(&h->q, q);
@@ -126,7 +132,7 @@ static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 	mi->unpriv_max_tracked = READ_ONCE(wq_unpriv_max_tracked);
 	mi->key_cost = WQ_KEY_COST;
 	mi->user_max_key_bytes = READ_ONCE(wq_user_max_key_bytes);
-	wq_quota_usage(current_fsuid(), &mi->user_queues, &mi->user_key_bytes);
+	wq_quota_usage(wq_quota_uid(), &mi->user_queues, &mi->user_key_bytes);
 	return 0;
 }
 
@@ -215,7 +221,7 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 		       void __user *uarg)
 {
 	struct wq_add *a = arg;
-	unsigned int flags = 0;
+	unsigned int flags = h->unlimited ? KWQ_ADD_UNLIMITED : 0;
 	struct kwq_item *item;
 
 	if ((a->flags & ~WQ_ADD_RATE_LIMITED) || kwq_check_key_len(a->key_len))
@@ -252,9 +258,8 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->reserved ||
 	    g->key_len || wq_deadline(g->deadline_ns, &deadline))
 		return -EINVAL;
-	/* O_NONBLOCK turns a wait without limit into none (libwq.md) */
-	if ((g->flags & WQ_GET_NONBLOCK) ||
-	    ((h->file->f_flags & O_NONBLOCK) && deadline == KTIME_MAX))
+	/* an O_NONBLOCK file never sleeps: -EAGAIN (libwq.md) */
+	if ((g->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
 		flags |= KWQ_GET_NONBLOCK;
 	if (g->flags & WQ_GET_DETACH)
 		holder = NULL;

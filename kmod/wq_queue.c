@@ -22,7 +22,6 @@
  * @limiter: the rate limiter (validated again here)
  * @owner: the budget to charge (wq_quota.h); on success the queue owns the
  *	caller's reference to it
- * @unlimited: @owner never refuses this queue (CAP_SYS_RESOURCE)
  * @gfp: allocation flags
  *
  * Context: process context.
@@ -30,12 +29,12 @@
  */
 struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 			    const struct wq_limiter *limiter,
-			    struct wq_user *owner, bool unlimited, gfp_t gfp)
+			    struct wq_user *owner, gfp_t gfp)
 {
 	struct kwq *q;
 	int ret;
 
-	ret = wq_quota_charge_queue(owner, unlimited);
+	ret = wq_quota_charge_queue(owner);
 	if (ret)
 		return ERR_PTR(ret);
 	ret = -ENOMEM;
@@ -63,7 +62,6 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 	q->uid = GLOBAL_ROOT_UID;
 	q->gid = GLOBAL_ROOT_GID;
 	q->owner = owner;
-	q->unlimited = unlimited;
 	return q;
 
 err_free_delay:
@@ -165,18 +163,20 @@ static void kwq_wake_drainers_locked(struct kwq *q)
  * kwq_accept_locked() - the held record for an add of @new's key
  * @q: the queue (q->lock held)
  * @new: as for kwq_record_hold_locked()
+ * @unlimited: as for kwq_record_hold_locked()
  *
  * Every add goes through here: a queue shutting down takes no keys.
  *
- * Return: the record, or ERR_PTR(-ESHUTDOWN) or ERR_PTR(-EAGAIN) with
- * nothing changed.
+ * Return: the record, or ERR_PTR(-ESHUTDOWN), ERR_PTR(-EAGAIN) or
+ * ERR_PTR(-EDQUOT) with nothing changed.
  */
-struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new)
+struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
+				   bool unlimited)
 {
 	lockdep_assert_held(&q->lock);
 	if (q->shutting_down)
 		return ERR_PTR(-ESHUTDOWN);
-	return kwq_record_hold_locked(q, new);
+	return kwq_record_hold_locked(q, new, unlimited);
 }
 
 /**

@@ -163,9 +163,8 @@ struct kwq_holder {
  * @mode: permission bits
  * @unlinked: the name was destroyed (wq_registry_lock)
  * @owner: the budget the queue and its records are charged to (wq_quota.h)
- * @unlimited: @owner never refuses this queue's charges (its creator had
- *	CAP_SYS_RESOURCE)
- * @charged: [L] bytes charged to @owner for the records in @keys
+ * @charged: [L] bytes charged to @owner: the records in @keys, the heap's
+ *	chunks and the key table's growth
  */
 struct kwq {
 	spinlock_t lock;	/* see above */
@@ -205,7 +204,6 @@ struct kwq {
 	umode_t mode;
 	bool unlinked;
 	struct wq_user *owner;
-	bool unlimited;
 	long charged;
 };
 
@@ -238,10 +236,11 @@ static inline ktime_t kwq_time_after(ktime_t t, u64 ns)
 
 struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 			    const struct wq_limiter *limiter,
-			    struct wq_user *owner, bool unlimited, gfp_t gfp);
+			    struct wq_user *owner, gfp_t gfp);
 void kwq_queue_put(struct kwq *q);
 
-struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new);
+struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
+				   bool unlimited);
 void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
 
 int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,

@@ -2,7 +2,10 @@
 /*
  * Quotas: per-user budgets of queues and key bytes. See wq_quota.h.
  */
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/hashtable.h>
+#include <linux/user_namespace.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -130,17 +133,41 @@ static unsigned long wq_quota_max_bytes(const struct wq_user *u)
 }
 
 /**
+ * wq_quota_uid() - the user the caller's queues are charged to
+ *
+ * Its fsuid in the initial user namespace; inside a user namespace, the
+ * owner of the outermost namespace below the initial one, so that the uids
+ * of a user's own namespaces share its budget.
+ *
+ * Context: process context.
+ * Return: the kuid to charge.
+ */
+kuid_t wq_quota_uid(void)
+{
+	const struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns)
+		return current_fsuid();
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
+/**
  * wq_quota_charge_queue() - charge one more queue
  * @u: the owner's budget
- * @unlimited: never refuse (the creator has CAP_SYS_RESOURCE)
  *
- * Context: any context.
+ * Beyond a user budget's limit, a creator with CAP_SYS_RESOURCE is charged
+ * anyway (asked only then, so nobody else's denial is audited). The
+ * kernel API's budget has no bypass.
+ *
+ * Context: process context.
  * Return: 0, or -EDQUOT (nothing charged).
  */
-int wq_quota_charge_queue(struct wq_user *u, bool unlimited)
+int wq_quota_charge_queue(struct wq_user *u)
 {
 	if (atomic_inc_return(&u->queues) > wq_quota_max_queues(u) &&
-	    !unlimited) {
+	    (u->kernel || !capable(CAP_SYS_RESOURCE))) {
 		atomic_dec(&u->queues);
 		return -EDQUOT;
 	}
@@ -157,10 +184,11 @@ void wq_quota_uncharge_queue(struct wq_user *u)
 }
 
 /**
- * wq_quota_charge_bytes() - charge the bytes of one more record
+ * wq_quota_charge_bytes() - charge memory held for a budget's queue
  * @u: the owner's budget
- * @unlimited: never refuse
- * @bytes: the key length plus WQ_KEY_COST
+ * @unlimited: never refuse (the adder has CAP_SYS_RESOURCE)
+ * @bytes: a record's key length plus WQ_KEY_COST, or a table or heap
+ *	allocation
  *
  * Context: any context (under q->lock).
  * Return: true, or false if it would exceed the budget (nothing charged).

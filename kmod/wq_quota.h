@@ -9,8 +9,13 @@
  * only for its rate-limiter failures) its key bytes plus WQ_KEY_COST. A
  * user's budget is shared by all the queues that user created, whoever
  * adds to them. The kernel API (kwq_create) has a budget of its own.
- * A queue created by a holder of CAP_SYS_RESOURCE is charged but never
- * refused.
+ * CAP_SYS_RESOURCE bypasses the limits for the operation of its holder
+ * only: a create beyond the queue budget, or an add (through a handle
+ * bound by a holder) beyond the byte budget, is charged but not refused;
+ * anybody else's adds to the same queue still are. Users are counted as
+ * ucounts counts them: inside a user namespace, by the owner of the
+ * outermost namespace below init_user_ns, so the uids a user maps into
+ * its own namespaces share that user's budget.
  *
  * Locking: wq_users_lock (spinlock) protects the table of budgets and is a
  * leaf. The counters are atomics: keys are charged under q->lock from any
@@ -48,7 +53,8 @@ struct wq_user *wq_quota_kernel(void);
 void wq_quota_put(struct wq_user *u);
 void wq_quota_usage(kuid_t uid, u32 *queues, u64 *bytes);
 
-int wq_quota_charge_queue(struct wq_user *u, bool unlimited);
+kuid_t wq_quota_uid(void);
+int wq_quota_charge_queue(struct wq_user *u);
 void wq_quota_uncharge_queue(struct wq_user *u);
 bool wq_quota_charge_bytes(struct wq_user *u, bool unlimited, long bytes);
 void wq_quota_uncharge_bytes(struct wq_user *u, long bytes);

@@ -72,12 +72,13 @@ u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
  * Return: 0 if the key is pending afterwards (queued, coalesced with a
  * queued copy, marked dirty while processing, or waiting); -ESHUTDOWN once
  * the queue is shutting down; -EAGAIN if a new key would exceed max_items;
- * -ENOMEM.
+ * -EDQUOT if it would exceed the owner's budget (wq_quota.h); -ENOMEM.
  */
 int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		 unsigned int flags, gfp_t gfp)
 {
 	bool limited = flags & KWQ_ADD_RATE_LIMITED;
+	bool unlimited = flags & KWQ_ADD_UNLIMITED;
 	bool later = limited || *delay_ns;
 	ktime_t now = ktime_get();
 	struct kwq_item *item;
@@ -93,12 +94,12 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		if (ret < 0)
 			break;
 		spin_unlock_irqrestore(&q->lock, irqflags);
-		ret = kwq_delay_add_room(q, ret, gfp);
+		ret = kwq_delay_add_room(q, ret, unlimited, gfp);
 		if (ret)
 			goto out;
 	}
 	was = q->nr_queued;
-	item = kwq_accept_locked(q, &new);
+	item = kwq_accept_locked(q, &new, unlimited);
 	ret = 0;
 	if (IS_ERR(item))
 		ret = PTR_ERR(item);

@@ -20,6 +20,7 @@
 
 /* Flags of kwq_add_item(). */
 #define KWQ_ADD_RATE_LIMITED	BIT(0)	/* the delay comes from the limiter */
+#define KWQ_ADD_UNLIMITED	BIT(1)	/* the adder has CAP_SYS_RESOURCE */
 
 int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		 unsigned int flags, gfp_t gfp);

@@ -123,13 +123,17 @@ u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
 
 /*
  * Grow the key table if it asks for it. Callers that cannot sleep leave it
- * to q->grow_work, so a queue fed only from atomic context grows too.
+ * to q->grow_work, so a queue fed only from atomic context grows too. The
+ * table never shrinks, so its growth (the doubling: half the new table) is
+ * charged to the queue's owner until the queue is freed; an owner at its
+ * budget keeps the table it has (chains get longer; still correct).
  */
 static void kwq_record_grow(struct kwq *q, gfp_t gfp)
 {
 	struct hlist_head *buckets;
 	unsigned long flags;
 	unsigned int shift;
+	long cost;
 	bool taken;
 
 	if (!kwq_keytab_want_grow(&q->keys, &shift))
@@ -138,14 +142,22 @@ static void kwq_record_grow(struct kwq *q, gfp_t gfp)
 		schedule_work(&q->grow_work);
 		return;
 	}
+	cost = (long)sizeof(*buckets) << (shift - 1);
+	if (!wq_quota_charge_bytes(q->owner, false, cost))
+		return;
 	buckets = kwq_keytab_alloc_buckets(shift, gfp);
 	if (!buckets)
-		return;	/* chains get longer; still correct */
+		goto uncharge;
 	spin_lock_irqsave(&q->lock, flags);
 	taken = kwq_keytab_start_grow(&q->keys, buckets, shift);
+	if (taken)
+		q->charged += cost;
 	spin_unlock_irqrestore(&q->lock, flags);
-	if (!taken)
-		kfree(buckets);
+	if (taken)
+		return;
+	kfree(buckets);
+uncharge:
+	wq_quota_uncharge_bytes(q->owner, cost);
 }
 
 /**
@@ -199,6 +211,8 @@ struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
  * @q: the queue (q->lock held)
  * @new: in: a record from kwq_record_prepare(); set to NULL if it became
  *	the key's record, else left for the caller to free after unlocking
+ * @unlimited: the adder has CAP_SYS_RESOURCE: charge a new record even
+ *	beyond the owner's budget
  *
  * The key's existing record (made held again if it was idle), or *@new
  * inserted into the key table. Either counts against max_items unless it
@@ -208,7 +222,8 @@ struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
  * max_items, ERR_PTR(-EDQUOT) if a new record would exceed the owner's
  * budget (nothing changed).
  */
-struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new)
+struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
+					bool unlimited)
 {
 	struct kwq_item *item;
 
@@ -226,7 +241,7 @@ struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new)
 		return item;
 	}
 	item = *new;
-	if (!wq_quota_charge_bytes(q->owner, q->unlimited,
+	if (!wq_quota_charge_bytes(q->owner, unlimited,
 				   kwq_record_cost(item->key.len)))
 		return ERR_PTR(-EDQUOT);
 	q->charged += kwq_record_cost(item->key.len);

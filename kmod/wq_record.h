@@ -31,7 +31,8 @@ void kwq_record_grow_work(struct work_struct *work);
 u64 kwq_record_hash(struct kwq *q, const void *key, u32 len);
 struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
 					const void *key, u32 len);
-struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new);
+struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
+					bool unlimited);
 void kwq_record_unhold_locked(struct kwq *q, struct kwq_item *item);
 void kwq_record_drop_idle_locked(struct kwq *q, struct kwq_item *item);
 

@@ -122,8 +122,9 @@ static bool wq_may_open(const struct kwq *q, int access)
  * @qp: set to the queue, with a reference for the caller
  *
  * Context: process context; sleeps.
- * Return: 0, -EINVAL, -EEXIST, -ENOSPC (max_queues reached), -EDQUOT (the
- * owner's queue budget) or -ENOMEM.
+ * Return: 0, -EINVAL, -EEXIST, -ENOSPC (max_queues reached; not for the
+ * kernel API or CAP_SYS_RESOURCE), -EDQUOT (the owner's queue budget) or
+ * -ENOMEM.
  */
 int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
@@ -142,11 +143,10 @@ int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 		return -EINVAL;
 
 	owner = budget == WQ_BUDGET_KERNEL ? wq_quota_kernel() :
-					     wq_quota_get(uid);
+					     wq_quota_get(wq_quota_uid());
 	if (!owner)
 		return -ENOMEM;
-	q = kwq_queue_alloc(max_items, max_tracked, limiter, owner,
-			    budget == WQ_BUDGET_UNLIMITED, gfp);
+	q = kwq_queue_alloc(max_items, max_tracked, limiter, owner, gfp);
 	if (IS_ERR(q)) {
 		wq_quota_put(owner);
 		return PTR_ERR(q);
@@ -165,7 +165,9 @@ int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 		ret = -EEXIST;
 		goto err_unlock;
 	}
-	if (wq_nr_queues >= READ_ONCE(wq_max_queues)) {
+	/* users cannot take the last name from modules or the admin */
+	if (wq_nr_queues >= READ_ONCE(wq_max_queues) &&
+	    budget != WQ_BUDGET_KERNEL && !capable(CAP_SYS_RESOURCE)) {
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
@@ -190,35 +192,31 @@ err_unlock:
  * The caller owns the queue and is charged for it; as with mq_open(), its
  * umask applies to the mode. Without CAP_SYS_RESOURCE it may not ask for
  * more than the unprivileged ceilings (-EINVAL, as mq_open() above
- * msg_max), and 0 means the module default, capped at them.
+ * msg_max; the capability is asked only then); 0 means the module
+ * default, capped at them.
  *
  * Context: process context; sleeps.
  * Return: as wq_registry_new().
  */
 int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 {
-	bool priv = capable(CAP_SYS_RESOURCE);
+	u32 items_ceil = READ_ONCE(wq_unpriv_max_items);
+	u32 tracked_ceil = READ_ONCE(wq_unpriv_max_tracked);
 	u32 max_items = args->max_items, max_tracked = args->max_tracked;
 
 	if (args->flags || (args->mode & ~07777) || wq_check_name(args->name))
 		return -EINVAL;
-	if (!priv) {
-		u32 items_ceil = READ_ONCE(wq_unpriv_max_items);
-		u32 tracked_ceil = READ_ONCE(wq_unpriv_max_tracked);
-
-		if (max_items > items_ceil || max_tracked > tracked_ceil)
-			return -EINVAL;
-		max_items = max_items ?:
-			    min(READ_ONCE(wq_default_max_items), items_ceil);
-		max_tracked = max_tracked ?:
-			      min(READ_ONCE(wq_default_max_tracked),
-				  tracked_ceil);
-	}
+	if ((max_items > items_ceil || max_tracked > tracked_ceil) &&
+	    !capable(CAP_SYS_RESOURCE))
+		return -EINVAL;
+	max_items = max_items ?:
+		    min(READ_ONCE(wq_default_max_items), items_ceil);
+	max_tracked = max_tracked ?:
+		      min(READ_ONCE(wq_default_max_tracked), tracked_ceil);
 	return wq_registry_new(args->name, max_items, max_tracked,
 			       &args->limiter,
 			       (args->mode ?: 0600) & ~current_umask(),
-			       current_fsuid(), current_fsgid(),
-			       priv ? WQ_BUDGET_UNLIMITED : WQ_BUDGET_USER,
+			       current_fsuid(), current_fsgid(), WQ_BUDGET_USER,
 			       GFP_KERNEL_ACCOUNT, qp);
 }
 
@@ -349,7 +347,7 @@ int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
 	u32 n = 0;
 	int bkt;
 
-	bool all = capable(CAP_IPC_OWNER);
+	bool all = ns_capable_noaudit(&init_user_ns, CAP_IPC_OWNER);
 
 	*total = 0;
 	mutex_lock(&wq_registry_lock);

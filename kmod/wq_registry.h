@@ -11,8 +11,7 @@
 
 /* Whose quota a new queue is charged to (wq_quota.h). */
 enum wq_budget {
-	WQ_BUDGET_USER,		/* the owner's, with its limits */
-	WQ_BUDGET_UNLIMITED,	/* the owner's, never refused */
+	WQ_BUDGET_USER,		/* the caller's (wq_quota_uid()) */
 	WQ_BUDGET_KERNEL,	/* the kernel API's */
 };
 

@@ -11,6 +11,9 @@
  * children that drop to other uids (losing every capability). A child
  * returns 0, or the line of the first check that failed (printed too).
  */
+#define _GNU_SOURCE
+#include <sched.h>
+
 #include "wq_test_util.h"
 #include "wq_test_ioctl.h"
 #include "wq_test_users.h"
@@ -83,9 +86,26 @@ FIXTURE_TEARDOWN(quota)
 
 /* ---- queues ------------------------------------------------------------ */
 
+static void qname_of(char *buf, const char *tag, int pid, int i)
+{
+	snprintf(buf, WQ_NAME_MAX, "quota.%s.%d.%d", tag, pid, i);
+}
+
 static void qname(char *buf, const char *tag, int i)
 {
-	snprintf(buf, WQ_NAME_MAX, "quota.%s.%d.%d", tag, (int)getpid(), i);
+	qname_of(buf, tag, (int)getpid(), i);
+}
+
+/* Destroys queues 0..2 a child named with qname(tag) (root may). */
+static void wqt_destroy_tagged(const char *tag, int pid)
+{
+	char name[WQ_NAME_MAX];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		qname_of(name, tag, pid, i);
+		wq_destroy(name);
+	}
 }
 
 static int queue_budget(void *arg)
@@ -242,6 +262,9 @@ static void key100(char *k, int i)
 	memset(k, 'a' + i, KLEN);
 }
 
+/* One chunk of the waiting heap: 512 slots, charged while the queue lives. */
+#define CHUNK	4096
+
 static int key_budget(void *arg)
 {
 	const uint64_t cost = KLEN + WQ_KEY_COST;
@@ -259,6 +282,10 @@ static int key_budget(void *arg)
 		CHILD_CHECK(wq_add(fd, k, KLEN) == 0);
 	}
 	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == NKEYS * cost);
+	/* key 0 waits too: the heap's first chunk is charged, not the key */
+	key100(k, 0);
+	CHILD_CHECK(wq_add_after(fd, k, KLEN, 3600ULL * 1000000000) == 0);
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == NKEYS * cost + CHUNK);
 
 	/* a new key of any kind is refused, and changes nothing */
 	key100(k, NKEYS);
@@ -267,30 +294,32 @@ static int key_budget(void *arg)
 	CHILD_CHECK(wq_add_rate_limited(fd, k, KLEN, &delay) == -EDQUOT);
 	CHILD_CHECK(wq_num_requeues(fd, k, KLEN) == 0);
 	CHILD_CHECK(wq_len(fd) == NKEYS);
-	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == NKEYS * cost);
-	/* a key already held costs nothing more, also when it waits too */
-	key100(k, 0);
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == NKEYS * cost + CHUNK);
+	/* a key already held costs nothing more */
+	key100(k, 1);
 	CHILD_CHECK(wq_add(fd, k, KLEN) == 0);
 	CHILD_CHECK(wq_add_after(fd, k, KLEN, 3600ULL * 1000000000) == 0);
-	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == NKEYS * cost);
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == NKEYS * cost + CHUNK);
 
 	/* key 0 done but still waiting: still charged */
 	CHILD_CHECK(wq_get(fd, buf, sizeof(buf), 0) == KLEN && buf[0] == 'a');
 	CHILD_CHECK(wq_done(fd, buf, KLEN) == 0);
-	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == NKEYS * cost);
-	/* keys 1 and 2 done: their charge comes back */
-	for (i = 1; i <= 2; i++) {
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == NKEYS * cost + CHUNK);
+	/* keys 2 and 3 done (1 is waiting too): their charge comes back */
+	CHILD_CHECK(wq_get(fd, buf, sizeof(buf), 0) == KLEN && buf[0] == 'b');
+	CHILD_CHECK(wq_done(fd, buf, KLEN) == 0);
+	for (i = 2; i <= 3; i++) {
 		CHILD_CHECK(wq_get(fd, buf, sizeof(buf), 0) == KLEN);
 		CHILD_CHECK(wq_done(fd, buf, KLEN) == 0);
 	}
-	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == (NKEYS - 2) * cost);
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == 2 * cost + CHUNK);
 	key100(k, NKEYS);
 	CHILD_CHECK(wq_add(fd, k, KLEN) == 0);
-	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == (NKEYS - 1) * cost);
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == 3 * cost + CHUNK);
 
 	/* everything back when the queue is freed, not before */
 	CHILD_CHECK(wq_destroy(name) == 0);
-	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == (NKEYS - 1) * cost);
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == 3 * cost + CHUNK);
 	wq_close(fd);
 	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == 0 && nq == 0);
 	return 0;
@@ -299,7 +328,7 @@ static int key_budget(void *arg)
 TEST_F(quota, key_budget_and_release)
 {
 	ASSERT_EQ(0, param_set("user_max_key_bytes",
-			       NKEYS * (KLEN + WQ_KEY_COST)));
+			       NKEYS * (KLEN + WQ_KEY_COST) + CHUNK));
 	EXPECT_EQ(0, as_user(UID_A, key_budget, NULL));
 }
 
@@ -319,20 +348,143 @@ static int failure_records(void *arg)
 	CHILD_CHECK(fd >= 0);
 	key100(k, 0);
 	CHILD_CHECK(wq_add_rate_limited(fd, k, KLEN, &delay) == 0);
-	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == cost);
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == cost + CHUNK);
 	CHILD_CHECK(wq_shutdown(fd) == 0);	/* drops the waiting key */
 	CHILD_CHECK(wq_num_requeues(fd, k, KLEN) == 1);
-	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == cost);
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == cost + CHUNK);
 	CHILD_CHECK(wq_forget(fd, k, KLEN) == 0);
-	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == 0);
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == CHUNK);
 	CHILD_CHECK(wq_destroy(name) == 0);
 	wq_close(fd);
+	CHILD_CHECK(usage(&nq, &nb) == 0 && nb == 0);
 	return 0;
 }
 
 TEST_F(quota, failure_records_are_charged)
 {
 	EXPECT_EQ(0, as_user(UID_A, failure_records, NULL));
+}
+
+/*
+ * CAP_SYS_RESOURCE bypasses the byte budget for its holder's adds only:
+ * others adding to the same queue (root's, mode 0666) are refused.
+ */
+static int add_one(void *arg)
+{
+	char k[KLEN];
+	int fd = wq_open_flags(arg, O_WRONLY);
+
+	CHILD_CHECK(fd >= 0);
+	key100(k, 9);
+	CHILD_CHECK(wq_add(fd, k, KLEN) == -EDQUOT);
+	CHILD_CHECK(wq_len(fd) == 3);
+	wq_close(fd);
+	return 0;
+}
+
+TEST_F(quota, cap_bypass_is_the_adders)
+{
+	struct wq_attr attr = { .mode = 0666 };
+	char name[WQ_NAME_MAX], k[KLEN];
+	mode_t old;
+	int fd, i;
+
+	ASSERT_EQ(0, param_set("user_max_key_bytes", KLEN + WQ_KEY_COST));
+	qname(name, "capadd", 0);
+	old = umask(0);
+	fd = wq_create(name, &attr);
+	umask(old);
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < 3; i++) {		/* root: beyond its budget */
+		key100(k, i);
+		EXPECT_EQ(0, wq_add(fd, k, KLEN));
+	}
+	EXPECT_EQ(0, as_user(UID_A, add_one, name));
+	EXPECT_EQ(0, wq_destroy(name));
+	wq_close(fd);
+}
+
+/*
+ * Inside a user namespace a user is still charged as itself, also when the
+ * namespace maps its ids to other kuids (as newuidmap does with a user's
+ * subordinate ids): one account cannot multiply its budget that way.
+ */
+#define UID_SUB	200000
+
+struct ns_arg {
+	int ready[2];	/* child -> parent: unshared */
+	int mapped[2];	/* parent -> child: maps written */
+};
+
+static int in_userns(void *p)
+{
+	struct ns_arg *a = p;
+	char name[WQ_NAME_MAX], c = 0;
+	int fd[2];
+
+	qname(name, "ns", 0);
+	fd[0] = wq_create(name, NULL);
+	CHILD_CHECK(fd[0] >= 0);
+	if (unshare(CLONE_NEWUSER)) {
+		wq_destroy(name);
+		return 125;			/* no user namespaces here */
+	}
+	CHILD_CHECK(write(a->ready[1], "u", 1) == 1);
+	CHILD_CHECK(read(a->mapped[0], &c, 1) == 1 && c == 'm');
+	/* become ns root: kuid UID_SUB, which the user controls */
+	CHILD_CHECK(setresgid(0, 0, 0) == 0 && setresuid(0, 0, 0) == 0);
+	CHILD_CHECK(getuid() == 0);
+	qname(name, "ns", 1);
+	fd[1] = wq_create(name, NULL);
+	CHILD_CHECK(fd[1] >= 0);
+	qname(name, "ns", 2);
+	CHILD_CHECK(wq_create(name, NULL) == -EDQUOT);	/* 2 of UID_A's */
+	wq_close(fd[1]);
+	wq_close(fd[0]);
+	return 0;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int f = open(path, O_WRONLY), ok;
+
+	if (f < 0)
+		return -1;
+	ok = write(f, text, strlen(text)) == (ssize_t)strlen(text);
+	close(f);
+	return ok ? 0 : -1;
+}
+
+TEST_F(quota, user_namespaces_share_the_budget)
+{
+	struct as_user u = { .uid = UID_A, .fn = in_userns };
+	char path[64], map[64], c = 0;
+	struct ns_arg a;
+	pid_t pid;
+	int r;
+
+	ASSERT_EQ(0, param_set("user_max_queues", 2));
+	ASSERT_EQ(0, pipe(a.ready));
+	ASSERT_EQ(0, pipe(a.mapped));
+	u.arg = &a;
+	pid = wqt_spawn(as_user_main, &u);
+	ASSERT_GT(pid, 0);
+	close(a.ready[1]);
+	if (read(a.ready[0], &c, 1) == 1) {
+		/* ns uid 0 is kuid UID_SUB, not UID_A: as newuidmap maps */
+		snprintf(map, sizeof(map), "0 %d 1\n", UID_SUB);
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+		EXPECT_EQ(0, write_file(path, map));
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+		EXPECT_EQ(0, write_file(path, map));
+		EXPECT_EQ(1, write(a.mapped[1], "m", 1));
+	}
+	r = wqt_wait_child(pid, 60000);
+	/* the child's names: its queues were charged to UID_A */
+	wqt_destroy_tagged("ns", (int)pid);
+	if (r == 125)
+		SKIP(return, "no user namespaces in this kernel");
+	EXPECT_EQ(0, r);
 }
 
 /* ---- ceilings ---------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #endif
 #include <grp.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "wq_test_util.h"
@@ -34,7 +35,8 @@ static inline int drop_to(uid_t uid)
 	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
 	    setresuid(uid, uid, uid))
 		return -1;
-	return 0;
+	/* a uid change makes /proc/self root's: the process's own again */
+	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 }
 
 struct as_user {

@@ -193,8 +193,8 @@ struct wq_add {
  * @buf_cap: size of @buf
  * @reserved: must be 0
  * @deadline_ns: absolute CLOCK_MONOTONIC time to give up (-ETIMEDOUT);
- *	WQ_DEADLINE_NONE waits without limit, or not at all (-EAGAIN) on a
- *	file opened with O_NONBLOCK
+ *	WQ_DEADLINE_NONE waits without limit. A file opened with O_NONBLOCK
+ *	never waits (-EAGAIN), as WQ_GET_NONBLOCK
  *
  * The ioctl returns the key length (> 0). A key taken by a handle is put
  * back on the queue when the handle is closed (the last reference to the
