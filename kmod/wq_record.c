@@ -52,6 +52,8 @@ struct kwq_item *kwq_record_alloc(u32 len, gfp_t gfp)
 {
 	struct kwq_item *item;
 
+	gfp |= __GFP_NOWARN;	/* a failed add is -ENOMEM, nothing worse */
+
 	item = kmem_cache_zalloc(kwq_item_cache, gfp);
 	if (!item)
 		return NULL;
