@@ -7,6 +7,7 @@
  *   wq_queue.c/.h    the queue (client-go queue.go): Add, Get, Done, Len,
  *                    ShutDown, drain, holders; wq_queue.h states the record
  *                    states, the lock order and the locking rules
+ *   wq_holder.c      the keys a handle holds, put back when it closes
  *   wq_record.c/.h   key records: alloc/free, hold/unhold, the idle LRU
  *   wq_delay.c/.h    AddAfter (delaying_queue.go): waiting heap, hrtimer
  *   wq_ratelimit.c/.h  AddRateLimited, Forget, NumRequeues

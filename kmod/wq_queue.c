@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The queue: client-go's workqueue Interface (queue.go). Add, Get, Done,
- * Len, ShutDown and ShutDownWithDrain (a real drain), the holders that put
- * a dead consumer's keys back, and the queue's life cycle. See wq_queue.h
+ * Len, ShutDown and ShutDownWithDrain (a real drain), and the queue's life
+ * cycle (the keys of a handle that goes away: wq_holder.c). See wq_queue.h
  * for the record states and the locking rules; this file relies on all of
  * them.
  */
@@ -137,9 +137,16 @@ static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item,
 	WRITE_ONCE(q->nr_queued, q->nr_queued + 1);
 }
 
-/* A processing key goes back on the queue, whether it was dirty or not. */
-static void kwq_requeue_locked(struct kwq *q, struct kwq_item *item,
-			       bool head)
+/**
+ * kwq_requeue_locked() - a processing key goes back on the queue, whether
+ * it was dirty or not
+ * @q: the queue (q->lock held)
+ * @item: a PROCESSING record
+ * @head: at the head (undoing a get) rather than the tail
+ *
+ * The caller wakes consumers after unlocking (kwq_wake_getters()).
+ */
+void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head)
 {
 	lockdep_assert_held(&q->lock);
 	list_del_init(&item->link);
@@ -566,52 +573,4 @@ __poll_t kwq_queue_poll(struct kwq *q)
 	if (READ_ONCE(q->shutting_down))
 		return EPOLLHUP;
 	return 0;
-}
-
-/**
- * kwq_holder_init() - prepare a holder (one per handle)
- * @holder: the holder
- */
-void kwq_holder_init(struct kwq_holder *holder)
-{
-	INIT_LIST_HEAD(&holder->held);
-}
-
-/* Keys put back per hold of q->lock when a holder goes away. */
-#define KWQ_RELEASE_BATCH	64
-
-/**
- * kwq_holder_release() - put every key the holder is processing back on
- * the queue (at the tail, dirty or not; also after shutdown)
- * @q: the queue
- * @holder: the holder; empty afterwards
- *
- * A handle may hold any number of keys: they go back KWQ_RELEASE_BATCH at
- * a time, so no hold of q->lock grows with them.
- *
- * Context: process context; may sleep.
- */
-void kwq_holder_release(struct kwq *q, struct kwq_holder *holder)
-{
-	struct kwq_item *item, *tmp;
-	unsigned int n, was;
-	unsigned long flags;
-	bool more;
-
-	do {
-		n = 0;
-		spin_lock_irqsave(&q->lock, flags);
-		was = q->nr_queued;
-		list_for_each_entry_safe(item, tmp, &holder->held, link) {
-			if (n++ == KWQ_RELEASE_BATCH)
-				break;
-			kwq_requeue_locked(q, item, false);
-		}
-		more = !list_empty(&holder->held);
-		was = q->nr_queued - was;
-		spin_unlock_irqrestore(&q->lock, flags);
-		kwq_wake_getters(q, was);
-		if (more)
-			cond_resched();
-	} while (more);
 }

@@ -25,7 +25,8 @@
  * The layers, each in its own file, each built on the one below (as
  * client-go builds AddRateLimited as AddAfter(item, When(item))):
  *   wq_record.c     records: alloc/free, hold/unhold, the idle LRU
- *   wq_queue.c      Add, Get, Done, Len, ShutDown, drain, holders
+ *   wq_queue.c      Add, Get, Done, Len, ShutDown, drain
+ *   wq_holder.c     the keys a handle holds, put back when it goes
  *   wq_delay.c      AddAfter: the waiting heap and its hrtimer
  *   wq_ratelimit.c  AddRateLimited, Forget, NumRequeues; kwq_add_item()
  *   wq_stats.c      the counters behind WQ_IOC_STAT
@@ -256,6 +257,7 @@ bool kwq_queue_shutting_down(struct kwq *q);
 __poll_t kwq_queue_poll(struct kwq *q);
 
 void kwq_wake_getters(struct kwq *q, unsigned int n);
+void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head);
 
 void kwq_holder_init(struct kwq_holder *holder);
 void kwq_holder_release(struct kwq *q, struct kwq_holder *holder);

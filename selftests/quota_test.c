@@ -153,17 +153,12 @@ TEST_F(quota, queue_budget_and_release)
 	EXPECT_EQ(0, as_user(UID_A, queue_budget, NULL));
 }
 
-struct hold_arg {
-	int ready[2];	/* child -> parent: at its quota */
-	int go[2];	/* parent -> child: clean up */
-};
-
+/* Fills its queue budget, tells the parent (h->up), cleans up on h->down. */
 static int fill_and_hold(void *p)
 {
-	struct hold_arg *h = p;
+	struct handshake *h = p;
 	char name[WQ_NAME_MAX];
 	int fd[2], i;
-	char c = 0;
 
 	for (i = 0; i < 2; i++) {
 		qname(name, "hold", i);
@@ -172,8 +167,8 @@ static int fill_and_hold(void *p)
 	}
 	qname(name, "hold", 2);
 	CHILD_CHECK(wq_create(name, NULL) == -EDQUOT);
-	CHILD_CHECK(write(h->ready[1], "r", 1) == 1);
-	CHILD_CHECK(read(h->go[0], &c, 1) == 1);
+	CHILD_CHECK(hs_send(h->up[1]) == 0);
+	CHILD_CHECK(hs_recv(h->down[0]) == 0);
 	for (i = 0; i < 2; i++) {
 		qname(name, "hold", i);
 		CHILD_CHECK(wq_destroy(name) == 0);
@@ -199,19 +194,16 @@ static int create_one(void *arg)
 /* One user at its quota does not stop another, nor root. */
 TEST_F(quota, budgets_are_per_user)
 {
-	struct as_user a = { .uid = UID_A, .fn = fill_and_hold };
-	struct hold_arg h;
-	char c = 0, name[WQ_NAME_MAX];
+	struct handshake h;
+	char name[WQ_NAME_MAX];
 	pid_t pid;
 	int fd;
 
 	ASSERT_EQ(0, param_set("user_max_queues", 2));
-	ASSERT_EQ(0, pipe(h.ready));
-	ASSERT_EQ(0, pipe(h.go));
-	a.arg = &h;
-	pid = wqt_spawn(as_user_main, &a);
+	ASSERT_EQ(0, hs_init(&h));
+	pid = as_user_start(UID_A, fill_and_hold, &h);
 	ASSERT_GT(pid, 0);
-	ASSERT_EQ(1, read(h.ready[0], &c, 1));
+	ASSERT_EQ(0, hs_recv(h.up[0]));
 	EXPECT_EQ(0, as_user(UID_B, create_one, NULL));
 	qname(name, "root", 0);
 	fd = wq_create(name, NULL);
@@ -220,7 +212,7 @@ TEST_F(quota, budgets_are_per_user)
 		EXPECT_EQ(0, wq_destroy(name));
 		wq_close(fd);
 	}
-	ASSERT_EQ(1, write(h.go[1], "g", 1));
+	ASSERT_EQ(0, hs_send(h.down[1]));
 	EXPECT_EQ(0, wqt_wait_child(pid, 60000));
 }
 
@@ -411,15 +403,11 @@ TEST_F(quota, cap_bypass_is_the_adders)
  */
 #define UID_SUB	200000
 
-struct ns_arg {
-	int ready[2];	/* child -> parent: unshared */
-	int mapped[2];	/* parent -> child: maps written */
-};
-
+/* Unshares, tells the parent (h->up), which maps it and answers. */
 static int in_userns(void *p)
 {
-	struct ns_arg *a = p;
-	char name[WQ_NAME_MAX], c = 0;
+	struct handshake *h = p;
+	char name[WQ_NAME_MAX];
 	int fd[2];
 
 	qname(name, "ns", 0);
@@ -429,8 +417,8 @@ static int in_userns(void *p)
 		wq_destroy(name);
 		return 125;			/* no user namespaces here */
 	}
-	CHILD_CHECK(write(a->ready[1], "u", 1) == 1);
-	CHILD_CHECK(read(a->mapped[0], &c, 1) == 1 && c == 'm');
+	CHILD_CHECK(hs_send(h->up[1]) == 0);
+	CHILD_CHECK(hs_recv(h->down[0]) == 0);
 	/* become ns root: kuid UID_SUB, which the user controls */
 	CHILD_CHECK(setresgid(0, 0, 0) == 0 && setresuid(0, 0, 0) == 0);
 	CHILD_CHECK(getuid() == 0);
@@ -457,27 +445,24 @@ static int write_file(const char *path, const char *text)
 
 TEST_F(quota, user_namespaces_share_the_budget)
 {
-	struct as_user u = { .uid = UID_A, .fn = in_userns };
-	char path[64], map[64], c = 0;
-	struct ns_arg a;
+	char path[64], map[64];
+	struct handshake h;
 	pid_t pid;
 	int r;
 
-	ASSERT_EQ(0, param_set("user_max_queues", 2));
-	ASSERT_EQ(0, pipe(a.ready));
-	ASSERT_EQ(0, pipe(a.mapped));
-	u.arg = &a;
-	pid = wqt_spawn(as_user_main, &u);
+	ASSERT_EQ(0, hs_init(&h));
+	pid = as_user_start(UID_A, in_userns, &h);
 	ASSERT_GT(pid, 0);
-	close(a.ready[1]);
-	if (read(a.ready[0], &c, 1) == 1) {
+	ASSERT_EQ(0, param_set("user_max_queues", 2));
+	close(h.up[1]);		/* a child that fails early ends the wait */
+	if (hs_recv(h.up[0]) == 0) {
 		/* ns uid 0 is kuid UID_SUB, not UID_A: as newuidmap maps */
 		snprintf(map, sizeof(map), "0 %d 1\n", UID_SUB);
 		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
 		EXPECT_EQ(0, write_file(path, map));
 		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
 		EXPECT_EQ(0, write_file(path, map));
-		EXPECT_EQ(1, write(a.mapped[1], "m", 1));
+		EXPECT_EQ(0, hs_send(h.down[1]));
 	}
 	r = wqt_wait_child(pid, 60000);
 	/* the child's names: its queues were charged to UID_A */

@@ -17,13 +17,12 @@
 /* exponential:BASE:MAX as an ABI limiter description */
 static struct wq_limiter exp_limiter(uint64_t base, uint64_t max)
 {
-	struct wq_limiter lim;
+	const struct wq_limiter lim = {
+		.nr_terms = 1,
+		.terms = { { .kind = WQ_LIMITER_EXPONENTIAL,
+			     .exponential = { .base_ns = base, .max_ns = max } } },
+	};
 
-	memset(&lim, 0, sizeof(lim));
-	lim.nr_terms = 1;
-	lim.terms[0].kind = WQ_LIMITER_EXPONENTIAL;
-	lim.terms[0].exponential.base_ns = base;
-	lim.terms[0].exponential.max_ns = max;
 	return lim;
 }
 

@@ -57,13 +57,45 @@ static inline int as_user_main(void *p)
 	return a->fn(a->arg);
 }
 
+/* Starts fn(arg) in a child as uid; its pid, for wqt_wait_child(). */
+static inline pid_t as_user_start(uid_t uid, int (*fn)(void *), void *arg)
+{
+	struct as_user a = { .uid = uid, .fn = fn, .arg = arg };
+
+	return wqt_spawn(as_user_main, &a);
+}
+
 /* Runs fn(arg) in a child as uid; its exit code (0: every check held). */
 static inline int as_user(uid_t uid, int (*fn)(void *), void *arg)
 {
-	struct as_user a = { .uid = uid, .fn = fn, .arg = arg };
-	pid_t pid = wqt_spawn(as_user_main, &a);
+	pid_t pid = as_user_start(uid, fn, arg);
 
 	return pid < 0 ? -1 : wqt_wait_child(pid, 60000);
+}
+
+/*
+ * A child that stops once for the parent: it sends on up and waits on
+ * down; the parent waits on up, acts, and sends on down.
+ */
+struct handshake {
+	int up[2], down[2];
+};
+
+static inline int hs_init(struct handshake *h)
+{
+	return pipe(h->up) || pipe(h->down) ? -1 : 0;
+}
+
+static inline int hs_send(int fd)
+{
+	return write(fd, "x", 1) == 1 ? 0 : -1;
+}
+
+static inline int hs_recv(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1 ? 0 : -1;
 }
 
 #endif /* WQ_TEST_USERS_H */

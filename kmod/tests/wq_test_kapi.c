@@ -377,6 +377,20 @@ static void kapi_stop(struct task_struct **t, int n)
 	}
 }
 
+/* A kthread, referenced before it runs: it may exit (and be freed) early. */
+static struct task_struct *kapi_start(int (*fn)(void *), void *arg,
+				      const char *what, int i)
+{
+	struct task_struct *t = kthread_create(fn, arg, "kapi-%s/%d", what, i);
+
+	CHECK(!IS_ERR(t));
+	if (IS_ERR(t))
+		return NULL;
+	get_task_struct(t);
+	wake_up_process(t);
+	return t;
+}
+
 static void kapi_kthreads(struct kwq *q)
 {
 	struct task_struct *prod[KAPI_THREADS], *cons[KAPI_THREADS];
@@ -389,21 +403,14 @@ static void kapi_kthreads(struct kwq *q)
 	p->q = q;
 	atomic_set(&p->producers, KAPI_THREADS);
 	for (i = 0; i < KAPI_THREADS; i++) {
-		struct task_struct *t;
-
-		/* Referenced before it runs: it may exit (and be freed) early. */
-		t = kthread_create(kapi_consumer, p, "kapi-cons/%d", i);
-		CHECK(!IS_ERR(t));
-		if (IS_ERR(t))
+		cons[ncons] = kapi_start(kapi_consumer, p, "cons", i);
+		if (!cons[ncons])
 			goto out_stop;
-		cons[ncons++] = get_task_struct(t);
-		wake_up_process(t);
-		t = kthread_create(kapi_producer, p, "kapi-prod/%d", i);
-		CHECK(!IS_ERR(t));
-		if (IS_ERR(t))
+		ncons++;
+		prod[nprod] = kapi_start(kapi_producer, p, "prod", i);
+		if (!prod[nprod])
 			goto out_stop;
-		prod[nprod++] = get_task_struct(t);
-		wake_up_process(t);
+		nprod++;
 	}
 	while (atomic_read(&p->producers))
 		usleep_range(5000, 10000);

@@ -105,13 +105,12 @@ TEST(bucket_extremes)
 
 static int bucket_init(struct kwq_limiter *lim, u64 rate, u64 burst)
 {
-	struct wq_limiter d;
+	const struct wq_limiter d = {
+		.nr_terms = 1,
+		.terms = { { .kind = WQ_LIMITER_BUCKET,
+			     .bucket = { .rate = rate, .burst = burst } } },
+	};
 
-	memset(&d, 0, sizeof(d));
-	d.nr_terms = 1;
-	d.terms[0].kind = WQ_LIMITER_BUCKET;
-	d.terms[0].bucket.rate = rate;
-	d.terms[0].bucket.burst = burst;
 	return kwq_limiter_init(lim, &d);
 }
 
