@@ -389,9 +389,10 @@ EXPORT_SYMBOL_NS_GPL(kwq_len, WQ_NS);
  * kwq_shutdown() - ShutDown: refuse new keys, wake every waiter
  * @q: the queue
  *
- * Queued keys are still handed out; waiting (AddAfter) keys are dropped.
- * Every drain waiting at this moment returns -ECANCELED (0 if the queue is
- * drained by then). Idempotent.
+ * Queued keys are still handed out; waiting (AddAfter) keys are dropped
+ * (beyond the first 64, by a work item soon after: they are counted as
+ * held until then). Every drain waiting at this moment returns -ECANCELED
+ * (0 if the queue is drained by then). Idempotent.
  *
  * Context: any context.
  */

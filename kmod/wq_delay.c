@@ -256,9 +256,11 @@ void kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
 
 /*
  * The delay timer: add the keys whose ready time has passed, in ready-time
- * order, KWQ_DELAY_BATCH at most; if more are due, the timer is re-armed
- * at once for them (an expiry in the past), so other timers and softirq
- * work run in between. Consumers are woken once per batch, after the lock.
+ * order, KWQ_DELAY_BATCH at most. If more are due, the timer is re-armed
+ * one slack later rather than in the past (the hrtimer softirq would run
+ * an expired timer again in the same pass), so other softirq work and
+ * tasks run between batches. Consumers are woken once per batch, after
+ * the lock.
  */
 static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
 {
@@ -281,7 +283,14 @@ static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
 		item->flags &= ~KWQ_ITEM_WAITING;
 		kwq_mark_pending_locked(q, item);	/* in ready-time order */
 	}
-	kwq_delay_arm_locked(q);
+	n = kwq_heap_peek(&q->waiting);
+	if (n && n->when <= now && !q->shutting_down) {
+		q->armed = ktime_add_ns(now, KWQ_TIMER_SLACK_NS);
+		hrtimer_start_range_ns(&q->timer, q->armed, KWQ_TIMER_SLACK_NS,
+				       HRTIMER_MODE_ABS_SOFT);
+	} else {
+		kwq_delay_arm_locked(q);
+	}
 	was = q->nr_queued - was;
 	spin_unlock_irqrestore(&q->lock, flags);
 	kwq_wake_getters(q, was);

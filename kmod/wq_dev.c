@@ -37,7 +37,8 @@
  * @access: MAY_READ and/or MAY_WRITE, fixed when @q is set (and published
  *	with it)
  * @unlimited: bound by a holder of CAP_SYS_RESOURCE: its adds are charged
- *	beyond the queue owner's budget (wq_quota.h); fixed with @access
+ *	beyond the queue owner's budget (wq_quota.h); fixed with @access, so
+ *	it goes with the file (fork, SCM_RIGHTS), as open-time rights do
  * @holder: keys this handle got and has not done yet
  * @file: the file (for its O_NONBLOCK)
  */

@@ -355,11 +355,12 @@ int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 		ret = kwq_wait(q, &q->getters, true, deadline, state,
 			       kwq_get_cond, &r);
 		/*
-		 * An exclusive waiter that was woken for a key but leaves
-		 * without it passes the wake-up on, so the key is not
-		 * stranded while other consumers sleep.
+		 * An exclusive waiter may have been woken for a key it did
+		 * not take (it left without one, or took another it had
+		 * found first): while keys are queued it passes the wake-up
+		 * on, so no key is stranded while other consumers sleep.
 		 */
-		if (ret && ret != -ESHUTDOWN && READ_ONCE(q->nr_queued))
+		if (ret != -ESHUTDOWN && READ_ONCE(q->nr_queued))
 			wake_up(&q->getters);
 	}
 	/* the transition into EPOLLHUP: edge-triggered pollers see it */

@@ -135,9 +135,11 @@ static unsigned long wq_quota_max_bytes(const struct wq_user *u)
 /**
  * wq_quota_uid() - the user the caller's queues are charged to
  *
- * Its fsuid in the initial user namespace; inside a user namespace, the
- * owner of the outermost namespace below the initial one, so that the uids
- * of a user's own namespaces share its budget.
+ * Its fsuid in the initial user namespace; inside a user namespace that
+ * an ordinary user made (directly or further down), that user, so that
+ * the uids of a user's own namespaces share its budget. Namespaces root
+ * made (containers) keep a budget per mapped uid, as before: otherwise
+ * every container on the host would share root's.
  *
  * Context: process context.
  * Return: the kuid to charge.
@@ -150,7 +152,7 @@ kuid_t wq_quota_uid(void)
 		return current_fsuid();
 	while (ns->parent != &init_user_ns)
 		ns = ns->parent;
-	return ns->owner;
+	return uid_eq(ns->owner, GLOBAL_ROOT_UID) ? current_fsuid() : ns->owner;
 }
 
 /**

@@ -13,9 +13,10 @@
  * only: a create beyond the queue budget, or an add (through a handle
  * bound by a holder) beyond the byte budget, is charged but not refused;
  * anybody else's adds to the same queue still are. Users are counted as
- * ucounts counts them: inside a user namespace, by the owner of the
- * outermost namespace below init_user_ns, so the uids a user maps into
- * its own namespaces share that user's budget.
+ * follows: inside a user namespace an ordinary user made, by that user
+ * (the owner of the outermost namespace below init_user_ns), so the uids
+ * it maps into its own namespaces share its budget; namespaces root made
+ * (containers) keep a budget per mapped uid.
  *
  * Locking: wq_users_lock (spinlock) protects the table of budgets and is a
  * leaf. The counters are atomics: keys are charged under q->lock from any

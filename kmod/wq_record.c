@@ -127,8 +127,10 @@ u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
  * Grow the key table if it asks for it. Callers that cannot sleep leave it
  * to q->grow_work, so a queue fed only from atomic context grows too. The
  * table never shrinks, so its growth (the doubling: half the new table) is
- * charged to the queue's owner until the queue is freed; an owner at its
- * budget keeps the table it has (chains get longer; still correct).
+ * charged to the queue's owner until the queue is freed. It is never
+ * refused for the budget: it is at most 4 bytes per record, and records
+ * are what the budget bounds (a table kept small while records pass the
+ * budget, by CAP_SYS_RESOURCE, would make lookups grow with the queue).
  */
 static void kwq_record_grow(struct kwq *q, gfp_t gfp)
 {
@@ -145,8 +147,7 @@ static void kwq_record_grow(struct kwq *q, gfp_t gfp)
 		return;
 	}
 	cost = (long)sizeof(*buckets) << (shift - 1);
-	if (!wq_quota_charge_bytes(q->owner, false, cost))
-		return;
+	wq_quota_charge_bytes(q->owner, true, cost);
 	buckets = kwq_keytab_alloc_buckets(shift, gfp);
 	if (!buckets)
 		goto uncharge;
