@@ -366,37 +366,6 @@ TEST_F(life, list_names)
 }
 
 /* Creating beyond the module's queue limit (max_queues) is -ENOSPC. */
-TEST_F_TIMEOUT(life, too_many_queues, 60)
-{
-	struct wq_module_info info = { 0 };
-	char (*names)[WQ_NAME_MAX];
-	int dev, i, fd = 0, made = 0, room;
-
-	dev = open("/dev/wq", O_RDWR);
-	ASSERT_LE(0, dev);
-	ASSERT_EQ(0, ioctl(dev, WQ_IOC_MODULE_INFO, &info));
-	close(dev);
-	room = (int)info.max_queues - wq_list(NULL, 0);
-	if (info.max_queues > 4096)
-		SKIP(return, "max_queues %u: too many to fill here", info.max_queues);
-	ASSERT_LE(0, room);
-	names = calloc(room + 1, WQ_NAME_MAX);
-	ASSERT_NE(NULL, names);
-	for (i = 0; i <= room; i++) {
-		wqt_name(names[i], "many");
-		fd = wq_create(names[i], NULL);
-		if (fd < 0)
-			break;
-		made++;
-		wq_close(fd);
-	}
-	for (i = 0; i < made; i++)
-		wq_destroy(names[i]);
-	free(names);
-	EXPECT_EQ(room, made);
-	EXPECT_EQ(-ENOSPC, fd) TH_LOG("after %d queues", made);
-}
-
 /* ---- not a queue handle --------------------------------------------------- */
 
 static void expect_ebadf_everywhere(struct __test_metadata *_metadata, int fd)

@@ -60,7 +60,7 @@ static int usage(uint32_t *queues, uint64_t *bytes)
 }
 
 FIXTURE(quota) {
-	unsigned long max_queues, max_bytes;
+	unsigned long max_queues, max_bytes, global_max;
 };
 
 FIXTURE_SETUP(quota)
@@ -71,6 +71,7 @@ FIXTURE_SETUP(quota)
 		SKIP(return, "needs root to set the quotas and change uid");
 	self->max_queues = param_get("user_max_queues");
 	self->max_bytes = param_get("user_max_key_bytes");
+	self->global_max = param_get("max_queues");
 	ASSERT_NE(0, self->max_queues);
 	ASSERT_NE(0, self->max_bytes);
 }
@@ -82,6 +83,8 @@ FIXTURE_TEARDOWN(quota)
 		param_set("user_max_queues", self->max_queues);
 	if (self->max_bytes)
 		param_set("user_max_key_bytes", self->max_bytes);
+	if (self->global_max)
+		param_set("max_queues", self->global_max);
 }
 
 /* ---- queues ------------------------------------------------------------ */
@@ -470,6 +473,50 @@ TEST_F(quota, user_namespaces_share_the_budget)
 	if (r == 125)
 		SKIP(return, "no user namespaces in this kernel");
 	EXPECT_EQ(0, r);
+}
+
+/* ---- the global max_queues ------------------------------------------- */
+
+static int fill_registry(void *arg)
+{
+	int room = *(int *)arg, fd[3], i;
+	char name[WQ_NAME_MAX];
+
+	for (i = 0; i < room; i++) {
+		qname(name, "full", i);
+		fd[i] = wq_create(name, NULL);
+		CHILD_CHECK(fd[i] >= 0);
+	}
+	qname(name, "full", room);
+	CHILD_CHECK(wq_create(name, NULL) == -ENOSPC);
+	CHILD_CHECK(wq_open(name) == -ENOENT);		/* nothing made */
+	for (i = 0; i < room; i++) {
+		qname(name, "full", i);
+		CHILD_CHECK(wq_destroy(name) == 0);
+		wq_close(fd[i]);
+	}
+	return 0;
+}
+
+/*
+ * max_queues refuses users only (-ENOSPC): the admin (CAP_SYS_RESOURCE)
+ * and kernel modules may always take a name.
+ */
+TEST_F(quota, max_queues_refuses_users_only)
+{
+	char name[WQ_NAME_MAX];
+	int room = 3, fd;
+
+	ASSERT_EQ(0, param_set("max_queues", wq_list(NULL, 0) + room));
+	EXPECT_EQ(0, as_user(UID_A, fill_registry, &room));
+	ASSERT_EQ(0, param_set("max_queues", wq_list(NULL, 0)));
+	qname(name, "admin", 0);
+	fd = wq_create(name, NULL);
+	EXPECT_GE(fd, 0);
+	if (fd >= 0) {
+		EXPECT_EQ(0, wq_destroy(name));
+		wq_close(fd);
+	}
 }
 
 /* ---- ceilings ---------------------------------------------------------- */
