@@ -51,6 +51,14 @@ struct wq_handle {
 	struct file *file;
 };
 
+/*
+ * What the keys userspace adds are allocated with: charged to the caller's
+ * memory cgroup, and refused (-ENOMEM) rather than calling the OOM killer
+ * when the cgroup or the machine is out of memory: a queue that cannot
+ * take a key says so, as a bounded one does.
+ */
+#define WQ_GFP_KEYS	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+
 /* The access a file of /dev/wq was opened with, as MAY_* bits. */
 static int wq_file_access(const struct file *file)
 {
@@ -232,7 +240,7 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 			return -EINVAL;
 		flags |= KWQ_ADD_RATE_LIMITED;
 	}
-	item = kwq_record_alloc(a->key_len, GFP_KERNEL_ACCOUNT);
+	item = kwq_record_alloc(a->key_len, WQ_GFP_KEYS);
 	if (!item)
 		return -ENOMEM;
 	if (copy_from_user(item->key.data, u64_to_user_ptr(a->key),
@@ -240,7 +248,7 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 		kwq_record_free(item);
 		return -EFAULT;
 	}
-	return kwq_add_item(q, item, &a->delay_ns, flags, GFP_KERNEL_ACCOUNT);
+	return kwq_add_item(q, item, &a->delay_ns, flags, WQ_GFP_KEYS);
 }
 
 static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <sys/mount.h>
 
 #include "wq_test_util.h"
 #include "wq_test_ioctl.h"
@@ -517,6 +518,104 @@ TEST_F(quota, max_queues_refuses_users_only)
 		EXPECT_EQ(0, wq_destroy(name));
 		wq_close(fd);
 	}
+}
+
+/* ---- memory cgroups -------------------------------------------------- */
+
+#define CG_ROOT	"/sys/fs/cgroup"
+#define CG_KEYS	20000	/* of 4 KiB: about 90 MB of kernel memory */
+
+/* Adds 4 KiB keys until refused; 0 if a limit refused them, not the end. */
+static int fill_memcg(void *p)
+{
+	struct handshake *h = p;
+	struct wq_attr attr = { .max_items = CG_KEYS + 1 };
+	static char k[WQ_KEY_MAX];
+	char name[WQ_NAME_MAX];
+	volatile char stack[16384];
+	int fd, i, r = 0;
+
+	/*
+	 * Touch now every page written later (the key, stdio, errno, the
+	 * stack): in the full cgroup a first write to a page shared with
+	 * the parent (copy on write) would call the OOM killer.
+	 */
+	memset(k, 'k', sizeof(k));
+	memset((char *)stack, 0, sizeof(stack));
+	wq_len(-1);
+	fprintf(stderr, "# memcg child %d ready\n", (int)getpid());
+	qname(name, "memcg", 0);
+	CHILD_CHECK(hs_send(h->up[1]) == 0);
+	CHILD_CHECK(hs_recv(h->down[0]) == 0);	/* now in the cgroup */
+	fd = wq_create(name, &attr);
+	CHILD_CHECK(fd >= 0);
+	for (i = 0; i < CG_KEYS; i++) {
+		snprintf(k, sizeof(k), "%d", i);
+		r = wq_add(fd, k, sizeof(k));
+		if (r)
+			break;
+	}
+	fprintf(stderr, "# memcg child: %d keys, then %d\n", i, r);
+	CHILD_CHECK(r == -ENOMEM && i > 100);
+	return 0;
+}
+
+static int cg_write(const char *path, const char *text)
+{
+	int f = open(path, O_WRONLY), ok;
+
+	if (f < 0)
+		return -errno;
+	ok = write(f, text, strlen(text)) == (ssize_t)strlen(text);
+	close(f);
+	return ok ? 0 : -EIO;
+}
+
+/*
+ * Every byte a user's queue holds is charged to that user's memory cgroup
+ * (GFP_KERNEL_ACCOUNT, SLAB_ACCOUNT): a cgroup with a small memory.max
+ * stops the keys with -ENOMEM long before the quota does, and the rest of
+ * the machine goes on.
+ */
+TEST_F_TIMEOUT(quota, memory_cgroup_bounds_the_keys, 300)
+{
+	char cg[128], path[192], pidtext[32], name[WQ_NAME_MAX];
+	struct handshake h;
+	pid_t pid;
+	int r, fd;
+
+	if (access(CG_ROOT "/cgroup.controllers", F_OK))
+		mount("none", CG_ROOT, "cgroup2", 0, NULL);
+	if (cg_write(CG_ROOT "/cgroup.subtree_control", "+memory"))
+		SKIP(return, "no memory controller");
+	snprintf(cg, sizeof(cg), CG_ROOT "/wq-memcg-%d", (int)getpid());
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	snprintf(path, sizeof(path), "%s/memory.max", cg);
+	ASSERT_EQ(0, cg_write(path, "16M"));
+	/* the quota must not be what stops it */
+	ASSERT_EQ(0, param_set("user_max_key_bytes", 1UL << 30));
+
+	ASSERT_EQ(0, hs_init(&h));
+	pid = as_user_start(UID_A, fill_memcg, &h);
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, hs_recv(h.up[0]));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
+	EXPECT_EQ(0, cg_write(path, pidtext));
+	ASSERT_EQ(0, hs_send(h.down[1]));
+	r = wqt_wait_child(pid, 240000);
+	EXPECT_EQ(0, r);
+	qname_of(name, "memcg", (int)pid, 0);
+	EXPECT_EQ(0, wq_destroy(name));		/* frees what it held */
+	rmdir(cg);
+
+	/* the machine goes on: a queue and keys outside the cgroup */
+	qname(name, "after", 0);
+	fd = wq_create(name, NULL);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(0, wq_add(fd, "k", 1));
+	EXPECT_EQ(0, wq_destroy(name));
+	wq_close(fd);
 }
 
 /* ---- ceilings ---------------------------------------------------------- */
