@@ -181,17 +181,25 @@ static int fill_and_hold(void *p)
 	return 0;
 }
 
-static int create_one(void *arg)
+/* Creates and destroys a queue named for tag: 0, or the first error. */
+static int create_destroy(const char *tag)
 {
 	char name[WQ_NAME_MAX];
-	int fd;
+	int fd, r;
 
-	(void)arg;
-	qname(name, "other", 0);
+	qname(name, tag, 0);
 	fd = wq_create(name, NULL);
-	CHILD_CHECK(fd >= 0);
-	CHILD_CHECK(wq_destroy(name) == 0);
+	if (fd < 0)
+		return fd;
+	r = wq_destroy(name);
 	wq_close(fd);
+	return r;
+}
+
+static int create_one(void *arg)
+{
+	(void)arg;
+	CHILD_CHECK(create_destroy("other") == 0);
 	return 0;
 }
 
@@ -199,9 +207,7 @@ static int create_one(void *arg)
 TEST_F(quota, budgets_are_per_user)
 {
 	struct handshake h;
-	char name[WQ_NAME_MAX];
 	pid_t pid;
-	int fd;
 
 	ASSERT_EQ(0, param_set("user_max_queues", 2));
 	ASSERT_EQ(0, hs_init(&h));
@@ -209,13 +215,7 @@ TEST_F(quota, budgets_are_per_user)
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(0, hs_recv(h.up[0]));
 	EXPECT_EQ(0, as_user(UID_B, create_one, NULL));
-	qname(name, "root", 0);
-	fd = wq_create(name, NULL);
-	EXPECT_GE(fd, 0);
-	if (fd >= 0) {
-		EXPECT_EQ(0, wq_destroy(name));
-		wq_close(fd);
-	}
+	EXPECT_EQ(0, create_destroy("root"));
 	ASSERT_EQ(0, hs_send(h.down[1]));
 	EXPECT_EQ(0, wqt_wait_child(pid, 60000));
 }
@@ -505,19 +505,12 @@ static int fill_registry(void *arg)
  */
 TEST_F(quota, max_queues_refuses_users_only)
 {
-	char name[WQ_NAME_MAX];
-	int room = 3, fd;
+	int room = 3;
 
 	ASSERT_EQ(0, param_set("max_queues", wq_list(NULL, 0) + room));
 	EXPECT_EQ(0, as_user(UID_A, fill_registry, &room));
 	ASSERT_EQ(0, param_set("max_queues", wq_list(NULL, 0)));
-	qname(name, "admin", 0);
-	fd = wq_create(name, NULL);
-	EXPECT_GE(fd, 0);
-	if (fd >= 0) {
-		EXPECT_EQ(0, wq_destroy(name));
-		wq_close(fd);
-	}
+	EXPECT_EQ(0, create_destroy("admin"));
 }
 
 /* ---- memory cgroups -------------------------------------------------- */
