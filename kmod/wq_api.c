@@ -33,7 +33,8 @@ static int kwq_check_key(const void *key, size_t len)
  * kwq_create() - create a queue
  * @name: a name ([A-Za-z0-9._-]{1,63}) to register the queue under, so that
  *	userspace (/dev/wq) and other modules can open it; NULL for a private
- *	queue
+ *	queue. Kernel names live in the initial IPC namespace; a leading dot
+ *	(".mydriver") reserves the name: users cannot create it.
  * @attr: limits, rate limiter and mode; NULL for the defaults
  *
  * Context: process context; sleeps.
@@ -53,8 +54,8 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 		attr = &defaults;
 	if (name && wq_copy_name(buf, name))
 		return ERR_PTR(-EINVAL);
-	ret = wq_registry_new(name ? buf : NULL, attr->max_items,
-			      attr->max_tracked,
+	ret = wq_registry_new(wq_kernel_ipc_ns(), name ? buf : NULL,
+			      attr->max_items, attr->max_tracked,
 			      attr->limiter ?: &kwq_default_limiter,
 			      attr->mode ?: 0600, GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
 			      WQ_BUDGET_KERNEL, GFP_KERNEL, &q);
@@ -81,7 +82,7 @@ struct kwq *kwq_open(const char *name)
 	might_sleep();
 	if (wq_copy_name(buf, name))
 		return ERR_PTR(-EINVAL);
-	ret = wq_registry_open(buf, 0, &q);
+	ret = wq_registry_open(wq_kernel_ipc_ns(), buf, 0, &q);
 	return ret ? ERR_PTR(ret) : q;
 }
 EXPORT_SYMBOL_NS_GPL(kwq_open, WQ_NS);
@@ -100,7 +101,7 @@ int kwq_destroy(const char *name)
 	might_sleep();
 	if (wq_copy_name(buf, name))
 		return -EINVAL;
-	return wq_registry_unlink(buf, false);
+	return wq_registry_unlink(wq_kernel_ipc_ns(), buf, false);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_destroy, WQ_NS);
 

@@ -94,7 +94,7 @@ static long wq_bind(struct wq_handle *h, const char *name, int access,
 	if (!name)
 		ret = wq_registry_create(arg, &q);
 	else
-		ret = wq_registry_open(name, access, &q);
+		ret = wq_registry_open(wq_current_ipc_ns(), name, access, &q);
 	if (ret)
 		goto out;
 	h->access = access;
@@ -189,7 +189,7 @@ static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg,
 	struct wq_name *n = arg;
 	int ret = wq_check_name_arg(n, 0);
 
-	return ret ?: wq_registry_unlink(n->name, true);
+	return ret ?: wq_registry_unlink(wq_current_ipc_ns(), n->name, true);
 }
 
 static long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,

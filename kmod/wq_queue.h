@@ -89,6 +89,7 @@
 
 struct kwq_holder;
 struct wq_user;
+struct wq_ipc;
 
 /**
  * struct kwq_item - the record of one key
@@ -159,6 +160,8 @@ struct kwq_holder {
  * @handles: open handles (for statistics)
  * @name: the name; "" for an anonymous queue
  * @name_node: entry in the registry while named (wq_registry_lock)
+ * @ipc: the IPC namespace the name belongs to (wq_registry.c), while named
+ * @ipc_node: entry in @ipc's list of queues (wq_registry_lock)
  * @uid: owner
  * @gid: group
  * @mode: permission bits
@@ -200,6 +203,8 @@ struct kwq {
 	atomic_t handles;
 	char name[WQ_NAME_MAX];
 	struct hlist_node name_node;
+	struct wq_ipc *ipc;
+	struct list_head ipc_node;
 	kuid_t uid;
 	kgid_t gid;
 	umode_t mode;

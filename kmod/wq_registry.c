@@ -2,9 +2,24 @@
 /*
  * The registry of named queues.
  *
- * Locking: wq_registry_lock (mutex) protects wq_names, wq_nr_queues and
- * each queue's name_node and unlinked; it is taken before q->lock. The
- * registry holds one reference on every named queue.
+ * Locking: wq_registry_lock (mutex) protects wq_names, wq_ipcs,
+ * wq_nr_queues, every struct wq_ipc and each queue's name_node, ipc,
+ * ipc_node and unlinked; it is taken before q->lock. The registry holds
+ * one reference on every named queue.
+ *
+ * Names belong to IPC namespaces, as POSIX message queues' do: a name is
+ * looked up in the caller's IPC namespace only, so another namespace
+ * neither sees nor opens the queue and may use the name for its own. The
+ * kernel API's names live in the initial namespace, and names beginning
+ * with a dot are reserved for it (as keyrings reserve ".name" for the
+ * kernel): no user can take a module's ".name" first. A namespace with
+ * named queues has a struct wq_ipc, which holds a reference on it; when
+ * that reference is the last one (every task, nsfs file and mount of the
+ * namespace gone: nothing can reach it again), wq_ipc_reap() destroys its
+ * queues and drops the reference, so the namespace goes away, as mqueue's
+ * queues go with its mount. The kernel has no hook for it: a delayed work
+ * polls once a second while a namespace other than the initial one has
+ * named queues.
  *
  * Permissions follow System V IPC (ipcperms) and mq_open(): opening a
  * queue needs the permission for the access asked (read, write or both)
@@ -20,15 +35,34 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/stringhash.h>
+#include <linux/workqueue.h>
+#include <wq/compat.h>
 
 #include "wq_main.h"
 #include "wq_quota.h"
 #include "wq_registry.h"
 #include "wq_stats.h"
 
+/**
+ * struct wq_ipc - an IPC namespace that has named queues
+ * @ns: the namespace; a reference unless it is the initial one
+ * @node: entry in wq_ipcs
+ * @queues: its named queues, by kwq.ipc_node
+ */
+struct wq_ipc {
+	struct ipc_namespace *ns;
+	struct hlist_node node;
+	struct list_head queues;
+};
+
 static DEFINE_MUTEX(wq_registry_lock);
 static DEFINE_HASHTABLE(wq_names, 8);
+static DEFINE_HASHTABLE(wq_ipcs, 6);
 static unsigned int wq_nr_queues;
+
+static void wq_ipc_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(wq_reap_work, wq_ipc_reap);
+#define WQ_REAP_INTERVAL	HZ
 
 /**
  * wq_check_name() - is @name a valid queue name, zero-padded?
@@ -71,20 +105,95 @@ int wq_copy_name(char buf[WQ_NAME_MAX], const char *name)
 	return wq_check_name(buf);
 }
 
-static u32 wq_name_hash(const char *name)
+/**
+ * wq_current_ipc_ns() - the IPC namespace of the calling task
+ *
+ * Context: process context (an ioctl); the task's own nsproxy is stable.
+ * Return: the namespace, no reference taken.
+ */
+struct ipc_namespace *wq_current_ipc_ns(void)
 {
-	return full_name_hash(NULL, name, strlen(name));
+	return current->nsproxy->ipc_ns;
 }
 
-static struct kwq *wq_find_locked(const char *name)
+/**
+ * wq_kernel_ipc_ns() - the IPC namespace of the kernel API's names
+ *
+ * Return: the initial IPC namespace.
+ */
+struct ipc_namespace *wq_kernel_ipc_ns(void)
 {
-	struct kwq *q;
+	return wq_init_ipc_ns();
+}
+
+static struct wq_ipc *wq_ipc_find_locked(struct ipc_namespace *ns)
+{
+	struct wq_ipc *ipc;
 
 	lockdep_assert_held(&wq_registry_lock);
-	hash_for_each_possible(wq_names, q, name_node, wq_name_hash(name))
-		if (!strcmp(q->name, name))
+	hash_for_each_possible(wq_ipcs, ipc, node, hash_ptr(ns, 32))
+		if (ipc->ns == ns)
+			return ipc;
+	return NULL;
+}
+
+/* Find or make @ns's entry, taking a reference on @ns for a new one. */
+static struct wq_ipc *wq_ipc_get_locked(struct ipc_namespace *ns)
+{
+	struct wq_ipc *ipc = wq_ipc_find_locked(ns);
+
+	if (ipc)
+		return ipc;
+	ipc = kzalloc(sizeof(*ipc), GFP_KERNEL_ACCOUNT);
+	if (!ipc)
+		return NULL;
+	INIT_LIST_HEAD(&ipc->queues);
+	ipc->ns = ns;
+	hash_add(wq_ipcs, &ipc->node, hash_ptr(ns, 32));
+	if (ns != wq_init_ipc_ns()) {
+		get_ipc_ns(ns);
+		mod_delayed_work(system_wq, &wq_reap_work, WQ_REAP_INTERVAL);
+	}
+	return ipc;
+}
+
+/* Free @ipc if it has no queue left, dropping its namespace reference. */
+static void wq_ipc_put_locked(struct wq_ipc *ipc)
+{
+	lockdep_assert_held(&wq_registry_lock);
+	if (!list_empty(&ipc->queues))
+		return;
+	hash_del(&ipc->node);
+	if (ipc->ns != wq_init_ipc_ns())
+		wq_put_ipc_ns(ipc->ns);
+	kfree(ipc);
+}
+
+static u32 wq_name_hash(const struct wq_ipc *ipc, const char *name)
+{
+	return full_name_hash(ipc, name, strlen(name));
+}
+
+static struct kwq *wq_find_locked(struct ipc_namespace *ns, const char *name)
+{
+	struct wq_ipc *ipc = wq_ipc_find_locked(ns);
+	struct kwq *q;
+
+	if (!ipc)
+		return NULL;
+	hash_for_each_possible(wq_names, q, name_node, wq_name_hash(ipc, name))
+		if (q->ipc == ipc && !strcmp(q->name, name))
 			return q;
 	return NULL;
+}
+
+/* Does the caller have CAP_IPC_OWNER over @q's namespace? As ipcperms(). */
+static bool wq_ipc_owner(const struct kwq *q, bool audit)
+{
+	struct user_namespace *user_ns = q->ipc->ns->user_ns;
+
+	return audit ? ns_capable(user_ns, CAP_IPC_OWNER) :
+		       ns_capable_noaudit(user_ns, CAP_IPC_OWNER);
 }
 
 /* Do @q's mode bits give the caller @access (MAY_READ, MAY_WRITE)? */
@@ -105,11 +214,13 @@ static bool wq_mode_allows(const struct kwq *q, int access)
 /* May the caller open @q with @access? As ipcperms(). */
 static bool wq_may_open(const struct kwq *q, int access)
 {
-	return wq_mode_allows(q, access) || capable(CAP_IPC_OWNER);
+	return wq_mode_allows(q, access) || wq_ipc_owner(q, true);
 }
 
 /**
  * wq_registry_new() - create a queue, named (registered) or anonymous
+ * @ns: the IPC namespace of the name (wq_current_ipc_ns() or
+ *	wq_kernel_ipc_ns()); unused for an anonymous queue
  * @name: a validated name, or NULL for an anonymous queue
  * @max_items: most keys held; 0 for the module default
  * @max_tracked: most idle failure records; 0 for the module default
@@ -126,11 +237,13 @@ static bool wq_may_open(const struct kwq *q, int access)
  * kernel API or CAP_SYS_RESOURCE), -EDQUOT (the owner's queue budget) or
  * -ENOMEM.
  */
-int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
+int wq_registry_new(struct ipc_namespace *ns, const char *name,
+		    u32 max_items, u32 max_tracked,
 		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
 		    kgid_t gid, enum wq_budget budget, gfp_t gfp,
 		    struct kwq **qp)
 {
+	struct wq_ipc *ipc;
 	u32 limit = min(READ_ONCE(wq_max_items_limit), WQ_MAX_ITEMS_CEILING);
 	struct wq_user *owner;
 	struct kwq *q;
@@ -161,7 +274,7 @@ int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 	strscpy(q->name, name, WQ_NAME_MAX);
 
 	mutex_lock(&wq_registry_lock);
-	if (wq_find_locked(q->name)) {
+	if (wq_find_locked(ns, q->name)) {
 		ret = -EEXIST;
 		goto err_unlock;
 	}
@@ -171,8 +284,15 @@ int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
+	ipc = wq_ipc_get_locked(ns);
+	if (!ipc) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
 	kref_get(&q->ref);		/* the registry's */
-	hash_add(wq_names, &q->name_node, wq_name_hash(q->name));
+	q->ipc = ipc;
+	list_add_tail(&q->ipc_node, &ipc->queues);
+	hash_add(wq_names, &q->name_node, wq_name_hash(ipc, q->name));
 	wq_nr_queues++;
 	mutex_unlock(&wq_registry_lock);
 	*qp = q;
@@ -189,14 +309,16 @@ err_unlock:
  * @args: the request from userspace, validated here
  * @qp: set to the queue, with a reference for the caller
  *
- * The caller owns the queue and is charged for it; as with mq_open(), its
+ * The name is the caller's IPC namespace's; names beginning with a dot
+ * are the kernel API's (-EACCES). The caller owns the queue and is
+ * charged for it; as with mq_open(), its
  * umask applies to the mode. Without CAP_SYS_RESOURCE it may not ask for
  * more than the unprivileged ceilings (-EINVAL, as mq_open() above
  * msg_max; the capability is asked only then); 0 means the module
  * default, capped at them.
  *
  * Context: process context; sleeps.
- * Return: as wq_registry_new().
+ * Return: as wq_registry_new(), or -EACCES for a reserved name.
  */
 int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 {
@@ -206,6 +328,8 @@ int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 
 	if (args->flags || (args->mode & ~07777) || wq_check_name(args->name))
 		return -EINVAL;
+	if (args->name[0] == '.')
+		return -EACCES;
 	if ((max_items > items_ceil || max_tracked > tracked_ceil) &&
 	    !capable(CAP_SYS_RESOURCE))
 		return -EINVAL;
@@ -213,8 +337,8 @@ int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 		    min(READ_ONCE(wq_default_max_items), items_ceil);
 	max_tracked = max_tracked ?:
 		      min(READ_ONCE(wq_default_max_tracked), tracked_ceil);
-	return wq_registry_new(args->name, max_items, max_tracked,
-			       &args->limiter,
+	return wq_registry_new(wq_current_ipc_ns(), args->name, max_items,
+			       max_tracked, &args->limiter,
 			       (args->mode ?: 0600) & ~current_umask(),
 			       current_fsuid(), current_fsgid(), WQ_BUDGET_USER,
 			       GFP_KERNEL_ACCOUNT, qp);
@@ -222,6 +346,7 @@ int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 
 /**
  * wq_registry_open() - find a named queue
+ * @ns: the IPC namespace to look in
  * @name: validated name
  * @access: MAY_READ and/or MAY_WRITE, checked against the queue's mode for
  *	userspace callers; 0 for the kernel API (no check)
@@ -230,13 +355,14 @@ int wq_registry_create(const struct wq_create *args, struct kwq **qp)
  * Context: process context; sleeps.
  * Return: 0, -ENOENT or -EACCES.
  */
-int wq_registry_open(const char *name, int access, struct kwq **qp)
+int wq_registry_open(struct ipc_namespace *ns, const char *name, int access,
+		     struct kwq **qp)
 {
 	struct kwq *q;
 	int ret = 0;
 
 	mutex_lock(&wq_registry_lock);
-	q = wq_find_locked(name);
+	q = wq_find_locked(ns, name);
 	if (!q)
 		ret = -ENOENT;
 	else if (access && !wq_may_open(q, access))
@@ -253,30 +379,35 @@ static void wq_unlink_locked(struct kwq *q)
 {
 	lockdep_assert_held(&wq_registry_lock);
 	hash_del(&q->name_node);
+	list_del(&q->ipc_node);
+	wq_ipc_put_locked(q->ipc);
+	q->ipc = NULL;
 	WRITE_ONCE(q->unlinked, true);
 	wq_nr_queues--;
 }
 
 /**
  * wq_registry_unlink() - unlink a name; open handles keep the queue
+ * @ns: the IPC namespace to look in
  * @name: validated name
  * @check_owner: only the owner may (userspace callers)
  *
  * Context: process context; sleeps.
  * Return: 0, -ENOENT, or -EACCES (not the owner).
  */
-int wq_registry_unlink(const char *name, bool check_owner)
+int wq_registry_unlink(struct ipc_namespace *ns, const char *name,
+		       bool check_owner)
 {
 	struct kwq *q;
 
 	mutex_lock(&wq_registry_lock);
-	q = wq_find_locked(name);
+	q = wq_find_locked(ns, name);
 	if (!q) {
 		mutex_unlock(&wq_registry_lock);
 		return -ENOENT;
 	}
 	if (check_owner && !uid_eq(current_fsuid(), q->uid) &&
-	    !capable(CAP_IPC_OWNER)) {
+	    !wq_ipc_owner(q, true)) {
 		mutex_unlock(&wq_registry_lock);
 		return -EACCES;
 	}
@@ -301,7 +432,7 @@ int wq_registry_unlink_queue(struct kwq *q)
 	int ret = -ENOENT;
 
 	mutex_lock(&wq_registry_lock);
-	if (q->name[0] && !q->unlinked && wq_find_locked(q->name) == q) {
+	if (q->name[0] && !q->unlinked) {
 		wq_unlink_locked(q);
 		ret = 0;
 	}
@@ -335,23 +466,26 @@ void wq_registry_info(struct kwq *q, struct wq_queue_info *info)
  * wq_registry_list() - snapshot of the named queues the caller may open
  * @infos: room for @cap zeroed entries
  * @cap: capacity of @infos
- * @total: set to the number of named queues the caller may open (all of
- *	them with CAP_IPC_OWNER)
+ * @total: set to the number of named queues of the caller's IPC namespace
+ *	it may open (all of them with CAP_IPC_OWNER over the namespace)
  *
  * Context: process context; sleeps.
  * Return: the number of entries filled in.
  */
 int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
 {
+	struct wq_ipc *ipc;
 	struct kwq *q;
+	bool all;
 	u32 n = 0;
-	int bkt;
-
-	bool all = ns_capable_noaudit(&init_user_ns, CAP_IPC_OWNER);
 
 	*total = 0;
 	mutex_lock(&wq_registry_lock);
-	hash_for_each(wq_names, bkt, q, name_node) {
+	ipc = wq_ipc_find_locked(wq_current_ipc_ns());
+	if (!ipc)
+		goto out;
+	all = ns_capable_noaudit(ipc->ns->user_ns, CAP_IPC_OWNER);
+	list_for_each_entry(q, &ipc->queues, ipc_node) {
 		if (!all && !wq_mode_allows(q, MAY_READ) &&
 		    !wq_mode_allows(q, MAY_WRITE))
 			continue;
@@ -359,8 +493,49 @@ int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
 		if (n < cap)
 			wq_registry_info(q, &infos[n++]);
 	}
+out:
 	mutex_unlock(&wq_registry_lock);
 	return n;
+}
+
+/* Destroy @ipc's queues; @ipc is freed with the last. */
+static void wq_ipc_destroy_locked(struct wq_ipc *ipc)
+{
+	struct kwq *q, *tmp;
+
+	list_for_each_entry_safe(q, tmp, &ipc->queues, ipc_node) {
+		bool last = list_is_last(&q->ipc_node, &ipc->queues);
+
+		wq_unlink_locked(q);
+		kwq_queue_put(q);		/* the registry's reference */
+		if (last)
+			break;			/* @ipc is gone */
+	}
+}
+
+/*
+ * The delayed work: destroy the queues of every namespace only wq still
+ * references, and come back while other namespaces have queues.
+ */
+static void wq_ipc_reap(struct work_struct *work)
+{
+	bool again = false;
+	struct hlist_node *tmp;
+	struct wq_ipc *ipc;
+	int bkt;
+
+	mutex_lock(&wq_registry_lock);
+	hash_for_each_safe(wq_ipcs, bkt, tmp, ipc, node) {
+		if (ipc->ns == wq_init_ipc_ns())
+			continue;
+		if (wq_ipc_ns_only_ours(ipc->ns, 1))
+			wq_ipc_destroy_locked(ipc);
+		else
+			again = true;
+	}
+	if (again)
+		schedule_delayed_work(&wq_reap_work, WQ_REAP_INTERVAL);
+	mutex_unlock(&wq_registry_lock);
 }
 
 /**
@@ -371,13 +546,12 @@ int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
 void wq_registry_exit(void)
 {
 	struct hlist_node *tmp;
-	struct kwq *q;
+	struct wq_ipc *ipc;
 	int bkt;
 
+	cancel_delayed_work_sync(&wq_reap_work);
 	mutex_lock(&wq_registry_lock);
-	hash_for_each_safe(wq_names, bkt, tmp, q, name_node) {
-		wq_unlink_locked(q);
-		kwq_queue_put(q);
-	}
+	hash_for_each_safe(wq_ipcs, bkt, tmp, ipc, node)
+		wq_ipc_destroy_locked(ipc);
 	mutex_unlock(&wq_registry_lock);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Named queues: a module-wide registry, like POSIX message queues. A queue
+ * Named queues: a registry per IPC namespace, like POSIX message queues'
+ * (wq_registry.c says how namespaces and kernel names work). A queue
  * lives from create until destroy (and after destroy until its last handle
  * is closed); handles find it by name.
  */
@@ -15,13 +16,20 @@ enum wq_budget {
 	WQ_BUDGET_KERNEL,	/* the kernel API's */
 };
 
-int wq_registry_new(const char *name, u32 max_items, u32 max_tracked,
+struct ipc_namespace;
+
+struct ipc_namespace *wq_current_ipc_ns(void);
+struct ipc_namespace *wq_kernel_ipc_ns(void);
+int wq_registry_new(struct ipc_namespace *ns, const char *name,
+		    u32 max_items, u32 max_tracked,
 		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
 		    kgid_t gid, enum wq_budget budget, gfp_t gfp,
 		    struct kwq **qp);
 int wq_registry_create(const struct wq_create *args, struct kwq **qp);
-int wq_registry_open(const char *name, int access, struct kwq **qp);
-int wq_registry_unlink(const char *name, bool check_owner);
+int wq_registry_open(struct ipc_namespace *ns, const char *name, int access,
+		     struct kwq **qp);
+int wq_registry_unlink(struct ipc_namespace *ns, const char *name,
+		       bool check_owner);
 int wq_registry_unlink_queue(struct kwq *q);
 int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total);
 void wq_registry_info(struct kwq *q, struct wq_queue_info *info);

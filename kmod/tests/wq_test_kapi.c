@@ -154,6 +154,17 @@ static void kapi_named(void)
 		kwq_put(q2);
 	}
 	CHECK_EQ(1, kwq_len(q));
+	/* a dotted name (reserved for the kernel) is an ordinary one here */
+	q2 = kwq_create(".kapi-test", NULL);
+	CHECK(!IS_ERR(q2));
+	if (!IS_ERR(q2)) {
+		anon = kwq_open(".kapi-test");
+		CHECK(anon == q2);
+		if (!IS_ERR(anon))
+			kwq_put(anon);
+		CHECK_EQ(0, kwq_unlink(q2));
+		kwq_put(q2);
+	}
 	CHECK_EQ(0, kwq_destroy("kapi-test"));
 	CHECK_EQ(-ENOENT, kwq_destroy("kapi-test"));
 	/* our references keep it working after the name is gone */
