@@ -519,9 +519,18 @@ static int kwq_drained_cond(struct kwq *q, void *arg)
  * Consumers keep taking the queued keys meanwhile. Unlike client-go, the
  * keys still queued are waited for too (kubernetes/kubernetes#141079).
  *
+ * A signal ends the wait with -EINTR, never -ERESTARTSYS: the call is not
+ * restarted, also when the handler has SA_RESTART or when the task was
+ * only stopped and continued (as poll() and epoll_wait(), signal(7)). A
+ * plain shutdown cancels the drains waiting when it is made; a drain
+ * restarted after the signal would be a new one, and a shutdown made in
+ * between (by the signal handler, say) would not cut it short. So the
+ * caller decides: the queue stays shut down, and a new drain waits again
+ * (a shutdown made before it does not cancel it).
+ *
  * Context: process context; sleeps.
  * Return: 0 once drained; -ETIMEDOUT; -ECANCELED if a plain shutdown cut
- * the wait short; -ERESTARTSYS on a signal.
+ * the wait short; -EINTR on a signal.
  */
 int kwq_queue_drain(struct kwq *q, ktime_t deadline)
 {
@@ -540,6 +549,8 @@ int kwq_queue_drain(struct kwq *q, ktime_t deadline)
 
 	ret = kwq_wait(q, &q->drainers, false, deadline, TASK_INTERRUPTIBLE,
 		       kwq_drained_cond, &d);
+	if (ret == -ERESTARTSYS)
+		ret = -EINTR;	/* never restarted: see above */
 
 	spin_lock_irqsave(&q->lock, flags);
 	q->nr_drainers--;

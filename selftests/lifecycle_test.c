@@ -753,6 +753,81 @@ TEST_F(life, shutdown_cancels_drain)
 	wq_close(fd2);
 }
 
+/*
+ * A drain is never restarted after a signal: a restarted drain would start
+ * a new wait, and a plain shutdown made in between (here by the handler
+ * itself, between the interruption and the restart) would not cut it
+ * short. The drain says -EINTR also under SA_RESTART, and the caller
+ * decides. Handlers with and without SA_RESTART, with and without a
+ * shutdown in the handler.
+ */
+static atomic_int drain_sig_count;
+/* the handle the handler shuts the queue down with, or -1 for none */
+static volatile sig_atomic_t drain_sig_fd = -1;
+
+static void drain_on_sigusr1(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&drain_sig_count, 1);
+	if (drain_sig_fd >= 0)
+		wq_shutdown(drain_sig_fd);	/* one ioctl: async-signal-safe */
+}
+
+static void drain_signal_case(struct __test_metadata *_metadata,
+			      int sa_flags, bool shutdown)
+{
+	struct sigaction sa = { .sa_handler = drain_on_sigusr1,
+				.sa_flags = sa_flags };
+	char name[WQ_NAME_MAX];
+	struct wqt_bg d;
+	int fd, fd2;
+
+	fd = wqt_create_bounded(name, "drain-signal", 0);
+	ASSERT_LE(0, fd);
+	fd2 = wq_open(name);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, wq_destroy(name));	/* gone with its handles */
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	atomic_store(&drain_sig_count, 0);
+	drain_sig_fd = shutdown ? fd2 : -1;
+
+	ASSERT_EQ(0, ADD(fd, "k"));
+	EXPECT_GET(fd, "k");
+	start_drain(_metadata, &d, fd);
+	wqt_sleep_ms(100);
+	ASSERT_FALSE(wqt_bg_returned(&d)) TH_LOG("drain returned %zd early", d.ret);
+	ASSERT_EQ(0, pthread_kill(d.th, SIGUSR1));
+	ASSERT_TRUE(wqt_bg_wait(&d, 5000))
+		TH_LOG("the drain went on after the signal (%s, %s)",
+		       sa_flags ? "SA_RESTART" : "no SA_RESTART",
+		       shutdown ? "shutdown in the handler" : "no shutdown");
+	ASSERT_EQ(1, atomic_load(&drain_sig_count));
+	ASSERT_EQ(-EINTR, d.ret);
+	drain_sig_fd = -1;
+
+	/* the queue stays shut down, k processing; a new drain ends at done */
+	ASSERT_EQ(1, wq_shutting_down(fd));
+	ASSERT_EQ(-ETIMEDOUT, wq_shutdown_with_drain(fd, 0));
+	ASSERT_EQ(0, wqt_bg_start(&d, WQT_DRAIN, fd, -1));
+	wqt_sleep_ms(100);
+	ASSERT_FALSE(wqt_bg_returned(&d))
+		TH_LOG("drain returned %zd with k processing", d.ret);
+	ASSERT_EQ(0, DONE(fd, "k"));
+	ASSERT_TRUE(wqt_bg_wait(&d, 5000));
+	ASSERT_EQ(0, d.ret);
+	wq_close(fd2);
+	wq_close(fd);
+}
+
+TEST_F(life, drain_signal_eintr)
+{
+	drain_signal_case(_metadata, 0, false);
+	drain_signal_case(_metadata, SA_RESTART, false);
+	drain_signal_case(_metadata, 0, true);
+	drain_signal_case(_metadata, SA_RESTART, true);
+}
+
 /* A drain started after a plain shutdown still waits for the drain. */
 TEST_F(life, drain_after_shutdown_waits)
 {
