@@ -19,6 +19,13 @@
  *   OPEN) fails with -EBADF; CREATE or OPEN on a bound one with -EBUSY.
  * - Time is CLOCK_MONOTONIC nanoseconds; deadlines are absolute, so a call
  *   restarted after a signal does not wait longer than asked.
+ * - A bound handle works with poll(), select() and epoll (level- and
+ *   edge-triggered): EPOLLIN when a GET would not block (a key is queued,
+ *   or the queue is shutting down and empty), EPOLLOUT when an ADD of a
+ *   new key would not fail for capacity and the queue is not shutting
+ *   down, EPOLLHUP when it is shutting down and empty. Every transition
+ *   into a state wakes the waiters (the first key queued, by a delay
+ *   firing too; the shutdown; the last key taken after it; room).
  * - Keys put back on the queue (a handle closed while it held them) go to
  *   the tail, as at done; a key whose GET failed with -EFAULT goes back to
  *   the head, where it was. A handle is an open file, not a process: it is
@@ -166,6 +173,7 @@ struct wq_name {
 };
 
 #define WQ_ADD_RATE_LIMITED	_BITUL(0)	/* delay from the limiter */
+#define WQ_ADD_WAIT		_BITUL(1)	/* wait for room, not -EAGAIN */
 
 /**
  * struct wq_add - WQ_IOC_ADD: Add, AddAfter and AddRateLimited
@@ -174,12 +182,22 @@ struct wq_name {
  * @key: user pointer to the key bytes
  * @delay_ns: in: the delay (0 adds at once; must be 0 with
  *	WQ_ADD_RATE_LIMITED); out: the delay used
+ * @deadline_ns: with WQ_ADD_WAIT: absolute CLOCK_MONOTONIC time to stop
+ *	waiting for room (-ETIMEDOUT), or WQ_DEADLINE_NONE; otherwise 0.
+ *	(Added in the struct's second version.)
+ *
+ * A queue holding max_items keys refuses a new key with -EAGAIN; with
+ * WQ_ADD_WAIT the call waits until a key stops being held (one freed slot
+ * wakes one waiting producer), and fails with -ESHUTDOWN if the queue
+ * shuts down meanwhile, -EINTR on a signal. An add of a key the queue
+ * already holds never waits. A file opened with O_NONBLOCK never waits.
  */
 struct wq_add {
 	__u32 flags;
 	__u32 key_len;
 	__u64 key;
 	__u64 delay_ns;
+	__u64 deadline_ns;
 };
 
 #define WQ_GET_NONBLOCK		_BITUL(0)	/* -EAGAIN instead of waiting */
@@ -226,17 +244,68 @@ struct wq_key {
 };
 
 #define WQ_SHUTDOWN_DRAIN	_BITUL(0)	/* wait until drained */
+#define WQ_SHUTDOWN_DISCARD	_BITUL(1)	/* drop what is not in flight */
 
 /**
  * struct wq_shutdown - WQ_IOC_SHUTDOWN: ShutDown and ShutDownWithDrain
- * @flags: WQ_SHUTDOWN_*
+ * @flags: WQ_SHUTDOWN_* (DRAIN and DISCARD exclude each other)
  * @reserved: must be 0
  * @deadline_ns: with WQ_SHUTDOWN_DRAIN: absolute CLOCK_MONOTONIC time to
  *	stop waiting (-ETIMEDOUT), or WQ_DEADLINE_NONE; otherwise 0
+ *
+ * WQ_SHUTDOWN_DISCARD shuts down and drops every queued and waiting key
+ * and the dirty mark of every processing key (processing keys finish
+ * normally); the ioctl returns the number of queued and waiting keys
+ * dropped.
  */
 struct wq_shutdown {
 	__u32 flags;
 	__u32 reserved;
+	__u64 deadline_ns;
+};
+
+#define WQ_BATCH_MAX		1024	/* most keys in one batch call */
+
+/**
+ * struct wq_iov - one key of a batch; the layout of struct iovec on LP64
+ * @base: user pointer to the key bytes
+ * @len: the key length
+ */
+struct wq_iov {
+	__u64 base;
+	__u64 len;
+};
+
+/**
+ * struct wq_batch - WQ_IOC_ADD_BATCH, WQ_IOC_GET_BATCH, WQ_IOC_DONE_BATCH
+ * @flags: ADD: 0; GET: WQ_GET_*; DONE: 0
+ * @count: number of @keys, 1..WQ_BATCH_MAX
+ * @keys: user pointer to @count struct wq_iov: ADD and DONE: in; GET: out,
+ *	each pointing into @buf
+ * @results: ADD and DONE: user pointer to @count __s32, each key's result
+ *	(0 or -errno), or 0 for none; GET: 0
+ * @buf: GET: user pointer to the buffer the keys are packed into; else 0
+ * @buf_cap: GET: size of @buf; else 0
+ * @deadline_ns: GET: absolute CLOCK_MONOTONIC time to stop waiting for the
+ *	first key, or WQ_DEADLINE_NONE; else 0
+ *
+ * ADD adds each key in order as WQ_IOC_ADD (no flags) would, DONE ends
+ * each key as WQ_IOC_DONE would; one bad key (its length, its memory, the
+ * queue full) does not stop the others, and the ioctl returns how many
+ * succeeded. GET waits as WQ_IOC_GET for the first key, then takes the
+ * queued keys in FIFO order, up to @count and as many as fit in @buf, and
+ * returns how many it took (-EMSGSIZE, taking nothing, if the first does
+ * not fit). Errors of the call itself (-EINVAL, -EFAULT on @keys or
+ * @results, -EBADF) change nothing. The lock of the queue is taken once
+ * per chunk of keys, not once per key.
+ */
+struct wq_batch {
+	__u32 flags;
+	__u32 count;
+	__u64 keys;
+	__u64 results;
+	__u64 buf;
+	__u64 buf_cap;
 	__u64 deadline_ns;
 };
 
@@ -330,6 +399,8 @@ struct wq_list {
  * @user_queues: the caller's queues charged now
  * @reserved: 0
  * @user_key_bytes: the caller's key bytes (plus @key_cost each) charged now
+ * @batch_max: WQ_BATCH_MAX
+ * @reserved2: 0
  *
  * A quota exceeded is -EDQUOT; CAP_SYS_RESOURCE at create time exempts a
  * queue from its owner's limits (it is still counted).
@@ -353,6 +424,8 @@ struct wq_module_info {
 	__u32 user_queues;
 	__u32 reserved;
 	__u64 user_key_bytes;
+	__u32 batch_max;
+	__u32 reserved2;
 };
 
 #define WQ_ABI_VERSION		1
@@ -371,5 +444,8 @@ struct wq_module_info {
 #define WQ_IOC_STAT		_IOR(WQ_IOC_MAGIC, 0x14, struct wq_queue_info)
 #define WQ_IOC_FORGET		_IOW(WQ_IOC_MAGIC, 0x15, struct wq_key)
 #define WQ_IOC_NUM_REQUEUES	_IOWR(WQ_IOC_MAGIC, 0x16, struct wq_key)
+#define WQ_IOC_ADD_BATCH	_IOW(WQ_IOC_MAGIC, 0x17, struct wq_batch)
+#define WQ_IOC_GET_BATCH	_IOW(WQ_IOC_MAGIC, 0x18, struct wq_batch)
+#define WQ_IOC_DONE_BATCH	_IOW(WQ_IOC_MAGIC, 0x19, struct wq_batch)
 
 #endif /* _UAPI_LINUX_WQ_H */
