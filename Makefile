@@ -91,5 +91,7 @@ clean:
 	$(MAKE) -C userspace clean
 	rm -rf build
 
+include mk/install.mk
+
 .PHONY: all module userspace selftests deps deps-quick static check check-quick demo clean \
-	bench-irqsoff
+	bench-irqsoff install install-kmod install-user uninstall dkms-src
