@@ -16,19 +16,6 @@
 #include "wq.h"
 #include "wq_internal.h"
 
-/* ioctl that returns -errno; ENOTTY means fd is not a /dev/wq handle. */
-static int wq_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	int saved = errno, ret;
-
-	ret = ioctl(fd, cmd, arg);
-	if (ret < 0) {
-		ret = errno == ENOTTY ? -EBADF : -errno;
-		errno = saved;
-	}
-	return ret;
-}
-
 /* A new handle of /dev/wq; oflags may add O_NONBLOCK. */
 static int wq_open_device(int oflags)
 {
@@ -56,14 +43,6 @@ static int wq_copy_name(char dst[WQ_NAME_MAX], const char *name)
 	memset(dst, 0, WQ_NAME_MAX);
 	memcpy(dst, name, strlen(name));
 	return 0;
-}
-
-/* The deadline timeout_ms from now (< 0: none). */
-static uint64_t wq_deadline(int timeout_ms)
-{
-	if (timeout_ms < 0)
-		return WQ_DEADLINE_NONE;
-	return wq_deadline_after((uint64_t)timeout_ms * WQ_NSEC_PER_MSEC);
 }
 
 /* Runs a naming ioctl on a fresh /dev/wq fd; keeps the fd if asked. */
@@ -162,22 +141,11 @@ int wq_close(int fd)
 }
 
 /*
- * ADD and the calls on one key (DONE, FORGET, NUM_REQUEUES) take one
- * layout: flags, the key, and a value in (ADD's delay; 0 for the others)
- * and out (the delay used, the failure count). One function fills it;
- * the asserts keep the two uapi structs from drifting apart under it.
+ * DONE, FORGET and NUM_REQUEUES take a struct wq_key: flags, the key, and
+ * a value out (the failure count; 0 for the others).
  */
-_Static_assert(sizeof(struct wq_add) == sizeof(struct wq_key) &&
-	       offsetof(struct wq_add, flags) == offsetof(struct wq_key, flags) &&
-	       offsetof(struct wq_add, key_len) ==
-	       offsetof(struct wq_key, key_len) &&
-	       offsetof(struct wq_add, key) == offsetof(struct wq_key, key) &&
-	       offsetof(struct wq_add, delay_ns) ==
-	       offsetof(struct wq_key, value),
-	       "struct wq_add and struct wq_key must share their layout");
-
-static int wq_key_call(int fd, unsigned long cmd, uint32_t flags,
-		       const void *key, size_t len, uint64_t in, uint64_t *out)
+static int wq_key_call(int fd, unsigned long cmd, const void *key, size_t len,
+		       uint64_t *out)
 {
 	struct wq_key k;
 	int ret;
@@ -185,10 +153,8 @@ static int wq_key_call(int fd, unsigned long cmd, uint32_t flags,
 	if (!wq_key_len_valid(len))
 		return -EINVAL;
 	memset(&k, 0, sizeof(k));
-	k.flags = flags;
 	k.key_len = (uint32_t)len;
 	k.key = (uintptr_t)key;
-	k.value = in;
 	ret = wq_ioctl(fd, cmd, &k);
 	if (ret < 0)
 		return ret;
@@ -197,21 +163,57 @@ static int wq_key_call(int fd, unsigned long cmd, uint32_t flags,
 	return 0;
 }
 
+/*
+ * Every add is one WQ_IOC_ADD: a delay in (AddAfter; 0 with
+ * RATE_LIMITED), the delay used out, and with WQ_ADD_WAIT a deadline for
+ * room. The whole struct goes in; a module that knows only its first
+ * version accepts it, since the deadline is 0 unless WQ_ADD_WAIT is asked.
+ */
+static int wq_add_call(int fd, uint32_t flags, const void *key, size_t len,
+		       uint64_t delay_ns, uint64_t deadline_ns, uint64_t *out)
+{
+	struct wq_add a;
+	int ret;
+
+	if (!wq_key_len_valid(len))
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.flags = flags;
+	a.key_len = (uint32_t)len;
+	a.key = (uintptr_t)key;
+	a.delay_ns = delay_ns;
+	a.deadline_ns = deadline_ns;
+	ret = wq_ioctl(fd, WQ_IOC_ADD, &a);
+	if (ret < 0)
+		return ret;
+	if (out)
+		*out = a.delay_ns;
+	return 0;
+}
+
 int wq_add(int fd, const void *key, size_t len)
 {
-	return wq_key_call(fd, WQ_IOC_ADD, 0, key, len, 0, NULL);
+	return wq_add_call(fd, 0, key, len, 0, 0, NULL);
 }
 
 int wq_add_after(int fd, const void *key, size_t len, uint64_t delay_ns)
 {
-	return wq_key_call(fd, WQ_IOC_ADD, 0, key, len, delay_ns, NULL);
+	return wq_add_call(fd, 0, key, len, delay_ns, 0, NULL);
 }
 
 int wq_add_rate_limited(int fd, const void *key, size_t len,
 			uint64_t *delay_ns)
 {
-	return wq_key_call(fd, WQ_IOC_ADD, WQ_ADD_RATE_LIMITED, key, len, 0,
-			   delay_ns);
+	return wq_add_call(fd, WQ_ADD_RATE_LIMITED, key, len, 0, 0, delay_ns);
+}
+
+/* timeout_ms 0 never waits: a plain add, -EAGAIN when full (as wq_get). */
+int wq_add_wait(int fd, const void *key, size_t len, int timeout_ms)
+{
+	if (timeout_ms == 0)
+		return wq_add(fd, key, len);
+	return wq_add_call(fd, WQ_ADD_WAIT, key, len, 0,
+			   wq_deadline_ms(timeout_ms), NULL);
 }
 
 static ssize_t wq_get_ex(int fd, void *buf, size_t cap, int timeout_ms,
@@ -226,7 +228,7 @@ static ssize_t wq_get_ex(int fd, void *buf, size_t cap, int timeout_ms,
 	if (timeout_ms == 0)
 		g.flags |= WQ_GET_NONBLOCK;
 	else
-		g.deadline_ns = wq_deadline(timeout_ms);
+		g.deadline_ns = wq_deadline_ms(timeout_ms);
 	return wq_ioctl(fd, WQ_IOC_GET, &g);
 }
 
@@ -242,18 +244,18 @@ ssize_t wq_get_detached(int fd, void *buf, size_t cap, int timeout_ms)
 
 int wq_done(int fd, const void *key, size_t len)
 {
-	return wq_key_call(fd, WQ_IOC_DONE, 0, key, len, 0, NULL);
+	return wq_key_call(fd, WQ_IOC_DONE, key, len, NULL);
 }
 
 int wq_forget(int fd, const void *key, size_t len)
 {
-	return wq_key_call(fd, WQ_IOC_FORGET, 0, key, len, 0, NULL);
+	return wq_key_call(fd, WQ_IOC_FORGET, key, len, NULL);
 }
 
 int wq_num_requeues(int fd, const void *key, size_t len)
 {
 	uint64_t n = 0;
-	int ret = wq_key_call(fd, WQ_IOC_NUM_REQUEUES, 0, key, len, 0, &n);
+	int ret = wq_key_call(fd, WQ_IOC_NUM_REQUEUES, key, len, &n);
 
 	return ret ? ret : wq_clamp_int(n);
 }
@@ -280,6 +282,7 @@ int wq_shutting_down(int fd)
 	return ret < 0 ? ret : !!(info.state & WQ_STATE_SHUTTING_DOWN);
 }
 
+/* SHUTDOWN: 0, or with WQ_SHUTDOWN_DISCARD the number of keys dropped. */
 static int wq_shutdown_ex(int fd, uint32_t flags, uint64_t deadline_ns)
 {
 	struct wq_shutdown s;
@@ -289,7 +292,7 @@ static int wq_shutdown_ex(int fd, uint32_t flags, uint64_t deadline_ns)
 	s.flags = flags;
 	s.deadline_ns = deadline_ns;
 	ret = wq_ioctl(fd, WQ_IOC_SHUTDOWN, &s);
-	return ret < 0 ? ret : 0;
+	return ret < 0 || (flags & WQ_SHUTDOWN_DISCARD) ? ret : 0;
 }
 
 int wq_shutdown(int fd)
@@ -299,7 +302,12 @@ int wq_shutdown(int fd)
 
 int wq_shutdown_with_drain(int fd, int timeout_ms)
 {
-	return wq_shutdown_ex(fd, WQ_SHUTDOWN_DRAIN, wq_deadline(timeout_ms));
+	return wq_shutdown_ex(fd, WQ_SHUTDOWN_DRAIN, wq_deadline_ms(timeout_ms));
+}
+
+int wq_shutdown_discard(int fd)
+{
+	return wq_shutdown_ex(fd, WQ_SHUTDOWN_DISCARD, 0);
 }
 
 /* The fields of struct wq_stats that are the ABI's, under the same name. */

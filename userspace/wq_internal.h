@@ -7,10 +7,12 @@
 #ifndef LIBWQ_INTERNAL_H
 #define LIBWQ_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 
 #include "../uapi/linux/wq.h"
@@ -58,6 +60,30 @@ static inline uint64_t wq_deadline_after(uint64_t delay_ns)
 
 	return delay_ns > WQ_DEADLINE_NONE - 1 - now ?
 	       WQ_DEADLINE_NONE - 1 : now + delay_ns;
+}
+
+/* The deadline of a libwq timeout_ms: < 0 none, else that long from now. */
+static inline uint64_t wq_deadline_ms(int timeout_ms)
+{
+	if (timeout_ms < 0)
+		return WQ_DEADLINE_NONE;
+	return wq_deadline_after((uint64_t)timeout_ms * WQ_NSEC_PER_MSEC);
+}
+
+/*
+ * An ioctl of /dev/wq as libwq returns it: >= 0, or -errno with errno
+ * left as it was. ENOTTY means fd is not a /dev/wq handle: -EBADF.
+ */
+static inline int wq_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	int saved = errno, ret;
+
+	ret = ioctl(fd, cmd, arg);
+	if (ret < 0) {
+		ret = errno == ENOTTY ? -EBADF : -errno;
+		errno = saved;
+	}
+	return ret;
 }
 
 #endif /* LIBWQ_INTERNAL_H */

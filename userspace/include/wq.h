@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>	/* struct iovec, for the batches */
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,7 @@ extern "C" {
 #define WQ_KEY_MAX	4096	/* longest key, in bytes */
 #define WQ_NAME_MAX	64	/* queue name buffer, NUL included */
 #define WQ_DEV_PATH	"/dev/wq"	/* there when the module is loaded */
+#define WQ_BATCH_MAX	1024	/* most keys in one batch call */
 
 /* ---- Queues ---------------------------------------------------------- */
 
@@ -74,6 +76,131 @@ int wq_add_rate_limited(int fd, const void *key, size_t len,
 int wq_forget(int fd, const void *key, size_t len);
 int wq_num_requeues(int fd, const void *key, size_t len);
 
+/* ---- Job-queue practice ------------------------------------------------ */
+
+/*
+ * Readiness: a handle works with poll(), select() and epoll, level- and
+ * edge-triggered. POLLIN: a get would not block (a key is queued, or the
+ * queue is shutting down and empty). POLLOUT: an add of a new key would
+ * not fail for capacity and the queue is not shutting down. POLLHUP: the
+ * queue is shutting down and empty. Every transition into a state wakes
+ * the waiters: the first key queued (also by a delay firing), the
+ * shutdown, the last key taken after it, room appearing.
+ */
+
+/*
+ * wq_add_wait: wq_add, but where the add would fail with -EAGAIN for
+ * capacity it waits for room: timeout_ms < 0 without limit, 0 not at all
+ * (then it is wq_add: -EAGAIN), > 0 at most that long. Room appears when a
+ * key stops being held (a done without re-queue, a discard); one freed
+ * slot wakes one waiting producer. An add of a key the queue already holds
+ * never waits. An O_NONBLOCK handle never waits (-EAGAIN).
+ * Returns 0, or -ETIMEDOUT, -EINTR (a signal), -ESHUTDOWN (before or while
+ * waiting), -EINVAL (empty or oversize key), -EBADF (no write access),
+ * -EDQUOT, -ENOMEM.
+ */
+int wq_add_wait(int fd, const void *key, size_t len, int timeout_ms);
+
+/*
+ * Batches: one system call for up to WQ_BATCH_MAX keys. A call-level error
+ * changes nothing: -EINVAL (n == 0 or n > WQ_BATCH_MAX), -EFAULT (keys,
+ * errs or buf not readable or writable), -EBADF (not a handle, or its
+ * access does not allow the call), -ENOMEM.
+ *
+ * wq_add_batch: adds keys[0..n) in order, each exactly as wq_add would (a
+ * key repeated within the batch coalesces). errs, if not NULL, receives
+ * each key's result: 0, or -EINVAL (empty or oversize key), -EFAULT (its
+ * bytes unreadable), -EAGAIN (no room), -ESHUTDOWN, -EDQUOT, -ENOMEM. A bad
+ * key does not stop the others. Returns how many keys succeeded.
+ */
+int wq_add_batch(int fd, const struct iovec *keys, unsigned int n, int *errs);
+
+/*
+ * wq_get_batch: takes up to n queued keys in FIFO order, each processing
+ * as by wq_get. Waits (timeout_ms as for wq_get) only until the first key
+ * is available, then takes whatever is queued, up to n and as many as fit
+ * in buf[0..cap): the keys are packed into buf and keys[i] points into it.
+ * Returns the number of keys taken (at least 1), or -EMSGSIZE if the first
+ * key alone does not fit (nothing is taken), or wq_get's errors: -EAGAIN,
+ * -ETIMEDOUT, -EINTR, -ESHUTDOWN (shutting down and nothing queued).
+ */
+ssize_t wq_get_batch(int fd, void *buf, size_t cap, struct iovec *keys,
+		     unsigned int n, int timeout_ms);
+
+/*
+ * wq_done_batch: wq_done for each of keys[0..n); errs as for wq_add_batch
+ * (-ENOENT: that key was not being processed). Returns how many succeeded.
+ */
+int wq_done_batch(int fd, const struct iovec *keys, unsigned int n, int *errs);
+
+/*
+ * wq_shutdown_discard: the "cancel: exit now" of a job queue. Shuts down as
+ * wq_shutdown and at once drops every queued and waiting key (never handed
+ * out) and the dirty mark of every processing key (it will not be queued
+ * again). Keys in processing finish normally: wq_done still works.
+ * Returns the number of queued and waiting keys dropped (dirty marks are
+ * not counted); -EBADF without write access. Idempotent (a second call
+ * finds nothing to drop).
+ */
+int wq_shutdown_discard(int fd);
+
+/*
+ * The worker pool: client-go's controller loop on N threads.
+ *
+ * Each worker loops: wq_get (blocking), handler(key, len, arg), then as
+ * processNextWorkItem: a result >= 0 is success and forgets the key; a
+ * negative result re-adds it with wq_add_rate_limited while
+ * wq_num_requeues(key) is below max_retries (no limit if max_retries < 0),
+ * and otherwise forgets it and calls give_up(key, len, result, arg); then
+ * wq_done. So a key that always fails is handled max_retries + 1 times and
+ * given up once. NumRequeues counts the failures of the limiter's per-key
+ * terms: with a queue whose limiter is "none" or "bucket" alone it stays
+ * 0 and max_retries never ends the retries (as in client-go).
+ *
+ * The handler and give_up run in the workers, several at once for
+ * different keys (never for one key in two threads at once: the queue
+ * guarantees it), with every signal blocked. A retry that cannot be filed
+ * because the queue is shutting down is dropped (as client-go drops it);
+ * one that fails otherwise (-ENOMEM) is reported through give_up with that
+ * error. Workers exit when the queue is shut down and empty. A worker whose
+ * get fails retries (-EINTR), waits in poll() for a key (-EAGAIN: an
+ * O_NONBLOCK handle), backs off (-ENOMEM), or exits for an error that will
+ * not go away (-EBADF: the handle was closed under it).
+ */
+typedef int (*wq_handler_fn)(const void *key, size_t len, void *arg);
+
+struct wq_pool_attr {
+	unsigned int workers;	/* threads, at least 1 */
+	int max_retries;	/* requeues per key before giving up; < 0: no limit */
+	void (*give_up)(const void *key, size_t len, int err, void *arg); /* may be NULL */
+	void *arg;		/* passed to handler and give_up */
+};
+
+struct wq_pool;
+
+/*
+ * wq_pool_start: starts attr->workers threads on fd, which must allow both
+ * reading and writing (O_RDWR, as wq_open and wq_create give) and stay open
+ * until wq_pool_stop returns. *pool receives the pool (NULL on failure).
+ * Returns 0, or -EINVAL (handler or attr NULL, workers 0), -EFAULT (pool
+ * NULL), -EBADF (not a queue handle, or not a read-write one), -ENOMEM,
+ * -EAGAIN (threads could not be created; none is left running).
+ */
+int wq_pool_start(int fd, wq_handler_fn handler,
+		  const struct wq_pool_attr *attr, struct wq_pool **pool);
+
+/*
+ * wq_pool_stop: shuts the queue down with drain (drain_timeout_ms as for
+ * wq_shutdown_with_drain: < 0 no limit; a signal does not cut it short),
+ * or, with drain_timeout_ms == 0, discarding (wq_shutdown_discard), then
+ * joins every worker and frees the pool. Returns the drain's result: 0
+ * (also after a discard), -ETIMEDOUT, -ECANCELED (another caller's
+ * wq_shutdown), -EBADF. When the drain fails the workers leave after the
+ * key in hand (the stop waits for the handlers running, not for the keys
+ * still queued, which stay queued). Call it once, from one thread.
+ */
+int wq_pool_stop(struct wq_pool *pool, int drain_timeout_ms);
+
 /* ---- Extensions (not in client-go) ----------------------------------- */
 
 /*
@@ -82,6 +209,10 @@ int wq_num_requeues(int fd, const void *key, size_t len);
  * wq_done. For tools whose process ends between get and done (wqctl).
  */
 ssize_t wq_get_detached(int fd, void *buf, size_t cap, int timeout_ms);
+/* wq_get_batch whose keys are detached as by wq_get_detached. */
+ssize_t wq_get_batch_detached(int fd, void *buf, size_t cap,
+			      struct iovec *keys, unsigned int n,
+			      int timeout_ms);
 
 struct wq_stats {
 	char name[WQ_NAME_MAX];

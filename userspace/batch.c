@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libwq: batches, the throughput path (spec/libwq.md, "Batches"): many keys
+ * in one system call (WQ_IOC_ADD_BATCH, GET_BATCH, DONE_BATCH).
+ *
+ * The caller's struct iovec array is the ABI's struct wq_iov array on LP64
+ * (checked at compile time below) and goes to the kernel as it is; where
+ * the two differ (ILP32), the keys are copied into a struct wq_iov array
+ * and, for a get, back.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "wq.h"
+#include "wq_internal.h"
+
+/* Whether struct iovec and struct wq_iov share their layout. */
+#define WQ_IOVEC_IS_WQ_IOV						\
+	(sizeof(struct iovec) == sizeof(struct wq_iov) &&		\
+	 sizeof(void *) == sizeof(__u64) &&				\
+	 sizeof(size_t) == sizeof(__u64) &&				\
+	 offsetof(struct iovec, iov_base) == offsetof(struct wq_iov, base) && \
+	 offsetof(struct iovec, iov_len) == offsetof(struct wq_iov, len))
+
+#ifdef __LP64__
+_Static_assert(WQ_IOVEC_IS_WQ_IOV,
+	       "on LP64, struct iovec must be struct wq_iov (uapi/linux/wq.h)");
+#endif
+_Static_assert(sizeof(int) == sizeof(__s32),
+	       "per-key results are __s32 in the ABI, int in libwq");
+/* wq.h defines WQ_BATCH_MAX too: a different value would not compile. */
+
+/* The call-level checks every batch shares, before the kernel's. */
+static int wq_batch_check(const struct iovec *keys, unsigned int n)
+{
+	if (n == 0 || n > WQ_BATCH_MAX)
+		return -EINVAL;
+	return keys ? 0 : -EFAULT;
+}
+
+/*
+ * The keys as the ABI wants them: the caller's array itself, or *copy, a
+ * converted one the caller frees (NULL for none needed). -ENOMEM.
+ */
+static int wq_iov_in(const struct iovec *keys, unsigned int n,
+		     struct wq_iov **copy, __u64 *ptr)
+{
+	*copy = NULL;
+	if (WQ_IOVEC_IS_WQ_IOV) {
+		*ptr = (uintptr_t)keys;
+		return 0;
+	}
+	*copy = calloc(n, sizeof(**copy));
+	if (!*copy)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++) {
+		(*copy)[i].base = (uintptr_t)keys[i].iov_base;
+		(*copy)[i].len = keys[i].iov_len;
+	}
+	*ptr = (uintptr_t)*copy;
+	return 0;
+}
+
+/* ADD_BATCH and DONE_BATCH: keys in, per-key results out. */
+static int wq_batch_keys(int fd, unsigned long cmd, const struct iovec *keys,
+			 unsigned int n, int *errs)
+{
+	struct wq_iov *copy;
+	struct wq_batch b;
+	int ret;
+
+	ret = wq_batch_check(keys, n);
+	if (ret)
+		return ret;
+	memset(&b, 0, sizeof(b));
+	b.count = n;
+	b.results = (uintptr_t)errs;
+	ret = wq_iov_in(keys, n, &copy, &b.keys);
+	if (ret)
+		return ret;
+	ret = wq_ioctl(fd, cmd, &b);
+	free(copy);
+	return ret;
+}
+
+int wq_add_batch(int fd, const struct iovec *keys, unsigned int n, int *errs)
+{
+	return wq_batch_keys(fd, WQ_IOC_ADD_BATCH, keys, n, errs);
+}
+
+int wq_done_batch(int fd, const struct iovec *keys, unsigned int n, int *errs)
+{
+	return wq_batch_keys(fd, WQ_IOC_DONE_BATCH, keys, n, errs);
+}
+
+static ssize_t wq_get_batch_ex(int fd, void *buf, size_t cap,
+			       struct iovec *keys, unsigned int n,
+			       int timeout_ms, uint32_t flags)
+{
+	struct wq_iov *copy = NULL;
+	struct wq_batch b;
+	int ret;
+
+	ret = wq_batch_check(keys, n);
+	if (ret)
+		return ret;
+	memset(&b, 0, sizeof(b));
+	b.flags = flags;
+	b.count = n;
+	b.buf = (uintptr_t)buf;
+	b.buf_cap = cap;
+	if (timeout_ms == 0)	/* as wq_get: never wait */
+		b.flags |= WQ_GET_NONBLOCK;
+	else
+		b.deadline_ns = wq_deadline_ms(timeout_ms);
+	if (WQ_IOVEC_IS_WQ_IOV) {
+		b.keys = (uintptr_t)keys;
+	} else {
+		copy = calloc(n, sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		b.keys = (uintptr_t)copy;
+	}
+	ret = wq_ioctl(fd, WQ_IOC_GET_BATCH, &b);
+	for (int i = 0; copy && i < ret; i++) {
+		keys[i].iov_base = (void *)(uintptr_t)copy[i].base;
+		keys[i].iov_len = (size_t)copy[i].len;
+	}
+	free(copy);
+	return ret;
+}
+
+ssize_t wq_get_batch(int fd, void *buf, size_t cap, struct iovec *keys,
+		     unsigned int n, int timeout_ms)
+{
+	return wq_get_batch_ex(fd, buf, cap, keys, n, timeout_ms, 0);
+}
+
+ssize_t wq_get_batch_detached(int fd, void *buf, size_t cap,
+			      struct iovec *keys, unsigned int n,
+			      int timeout_ms)
+{
+	return wq_get_batch_ex(fd, buf, cap, keys, n, timeout_ms,
+			       WQ_GET_DETACH);
+}
