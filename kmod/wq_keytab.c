@@ -2,6 +2,7 @@
 /*
  * Key table: see wq_keytab.h for the design and the locking rules.
  */
+#include <linux/jiffies.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -22,15 +23,27 @@ static struct hlist_head *kwq_bucket(struct hlist_head *table,
  * @shift: log2 of the number of buckets
  * @gfp: allocation flags
  *
- * Context: any context allowed by @gfp; no lock needed.
- * Return: the array, or NULL.
+ * With flags that include GFP_KERNEL the array may come from vmalloc
+ * (kvmalloc_array(): up to 4 MiB need not be contiguous); with any other
+ * flags (atomic, GFP_NOFS, GFP_NOIO) it is a kmalloc, which is what
+ * kvmalloc would fall back to. Either way the array is freed with
+ * kvfree(), outside any spinlock.
+ *
+ * Context: any context allowed by @gfp; not under a spinlock if @gfp
+ * allows sleeping.
+ * Return: the array, or NULL (no warning: a table that cannot grow only
+ * gets denser).
  */
 struct hlist_head *kwq_keytab_alloc_buckets(unsigned int shift, gfp_t gfp)
 {
 	struct hlist_head *b;
 	size_t i, n = 1UL << shift;
 
-	b = kmalloc_array(n, sizeof(*b), gfp | __GFP_NOWARN);
+	gfp |= __GFP_NOWARN;
+	if ((gfp & GFP_KERNEL) == GFP_KERNEL)
+		b = kvmalloc_array(n, sizeof(*b), gfp);
+	else
+		b = kmalloc_array(n, sizeof(*b), gfp);
 	if (!b)
 		return NULL;
 	for (i = 0; i < n; i++)
@@ -59,12 +72,15 @@ int kwq_keytab_init(struct kwq_keytab *kt, gfp_t gfp)
 /**
  * kwq_keytab_destroy() - free the buckets of an empty table
  * @kt: the table; its keys must have been removed (kwq_keytab_drain)
+ *
+ * Context: process context, no lock held (kvfree() may sleep).
  */
 void kwq_keytab_destroy(struct kwq_keytab *kt)
 {
 	WARN_ON_ONCE(kt->count);
-	kfree(kt->old);
-	kfree(kt->buckets);
+	kwq_keytab_free_retired(kwq_keytab_take_retired(kt));
+	kvfree(kt->old);
+	kvfree(kt->buckets);
 	kt->old = NULL;
 	kt->buckets = NULL;
 }
@@ -123,8 +139,24 @@ struct kwq_key *kwq_keytab_find(struct kwq_keytab *kt, u64 hash,
 	return k;
 }
 
-/* Move up to KWQ_MIGRATE_BATCH old buckets into the current table. */
-static void kwq_migrate_step(struct kwq_keytab *kt)
+/*
+ * Put an emptied old array on kt->retired. A retired array holds no keys,
+ * so its first bucket's pointer links it to the retired array before it:
+ * the list needs no memory. It is usually one array long; more pile up only
+ * when growth starts again before they are taken (the KUnit suite never
+ * takes them: kwq_keytab_destroy() frees them).
+ */
+static void kwq_retire(struct kwq_keytab *kt, struct hlist_head *table)
+{
+	table[0].first = (struct hlist_node *)kt->retired;
+	kt->retired = table;
+}
+
+/*
+ * Move up to KWQ_MIGRATE_BATCH old buckets into the current table. True
+ * if that ended the migration: the old array is on kt->retired.
+ */
+static bool kwq_migrate_step(struct kwq_keytab *kt)
 {
 	unsigned int n = 1U << kt->old_shift;
 	int budget = KWQ_MIGRATE_BATCH;
@@ -132,7 +164,7 @@ static void kwq_migrate_step(struct kwq_keytab *kt)
 	struct kwq_key *k;
 
 	if (!kt->old)
-		return;
+		return false;
 	while (budget-- > 0 && kt->migrate_pos < n) {
 		struct hlist_head *head = &kt->old[kt->migrate_pos];
 
@@ -144,35 +176,46 @@ static void kwq_migrate_step(struct kwq_keytab *kt)
 		}
 		kt->migrate_pos++;
 	}
-	if (kt->migrate_pos == n) {
-		kfree(kt->old);
-		WRITE_ONCE(kt->old, NULL);
-	}
+	if (kt->migrate_pos < n)
+		return false;
+	kwq_retire(kt, kt->old);
+	WRITE_ONCE(kt->old, NULL);
+	return true;
 }
 
 /**
  * kwq_keytab_insert() - add a key that is not in the table yet
  * @kt: the table
  * @key: the key, with @key->hash set
+ *
+ * Moves a few old buckets if the table is migrating.
+ *
+ * Return: true if that ended the migration: the old array is retired, and
+ * the caller should have it taken and freed once the lock is dropped
+ * (kwq_keytab_take_retired()).
  */
-void kwq_keytab_insert(struct kwq_keytab *kt, struct kwq_key *key)
+bool kwq_keytab_insert(struct kwq_keytab *kt, struct kwq_key *key)
 {
 	hlist_add_head(&key->node, kwq_bucket(kt->buckets, kt->shift,
 					      key->hash));
 	WRITE_ONCE(kt->count, kt->count + 1);
-	kwq_migrate_step(kt);
+	return kwq_migrate_step(kt);
 }
 
 /**
  * kwq_keytab_remove() - take a key out of the table
  * @kt: the table
  * @key: a key stored in it
+ *
+ * Moves a few old buckets if the table is migrating.
+ *
+ * Return: as kwq_keytab_insert().
  */
-void kwq_keytab_remove(struct kwq_keytab *kt, struct kwq_key *key)
+bool kwq_keytab_remove(struct kwq_keytab *kt, struct kwq_key *key)
 {
 	hlist_del_init(&key->node);
 	WRITE_ONCE(kt->count, kt->count - 1);
-	kwq_migrate_step(kt);
+	return kwq_migrate_step(kt);
 }
 
 static void kwq_drain_table(struct kwq_keytab *kt, struct hlist_head *table,
@@ -210,20 +253,42 @@ void kwq_keytab_drain(struct kwq_keytab *kt, void (*fn)(struct kwq_key *))
  * @shift: set to the shift of the table to allocate
  *
  * Lockless hint (the answer may be stale): the table holds more than two
- * keys a bucket, is not migrating and is below its largest size.
+ * keys a bucket, is not migrating, is below its largest size, and no
+ * allocation for it failed in the last KWQ_KEYTAB_GROW_BACKOFF.
  *
  * Return: true if kwq_keytab_alloc_buckets(*shift) is worth calling.
  */
 bool kwq_keytab_want_grow(const struct kwq_keytab *kt, unsigned int *shift)
 {
 	unsigned int s = READ_ONCE(kt->shift);
+	unsigned long failed;
 
 	if (READ_ONCE(kt->old) || s >= KWQ_KEYTAB_MAX_SHIFT)
 		return false;
 	if (READ_ONCE(kt->count) <= (2U << s))
 		return false;
+	failed = READ_ONCE(kt->grow_failed);
+	if (failed && time_before(jiffies, failed + KWQ_KEYTAB_GROW_BACKOFF))
+		return false;
 	*shift = s + 1;
 	return true;
+}
+
+/**
+ * kwq_keytab_grow_failed() - a bigger array could not be allocated
+ * @kt: the table
+ *
+ * kwq_keytab_want_grow() says no for KWQ_KEYTAB_GROW_BACKOFF, so a table
+ * that cannot grow does not cost every add a failing allocation (with
+ * direct reclaim). Not an error: lookups only get slower meanwhile.
+ *
+ * Context: any context; lockless.
+ */
+void kwq_keytab_grow_failed(struct kwq_keytab *kt)
+{
+	unsigned long now = jiffies;
+
+	WRITE_ONCE(kt->grow_failed, now ?: 1);	/* 0 means no failure */
 }
 
 /**
@@ -232,10 +297,12 @@ bool kwq_keytab_want_grow(const struct kwq_keytab *kt, unsigned int *shift)
  * @buckets: from kwq_keytab_alloc_buckets(@shift)
  * @shift: its size
  *
- * The old buckets are moved a few at a time by later inserts and removes.
+ * The old buckets are moved a few at a time by later inserts and removes;
+ * the last move retires the old array (see kwq_keytab_take_retired()).
  *
  * Return: true if the table took @buckets; false if growing is no longer
- * needed (another caller did it), and the caller must kfree(@buckets).
+ * needed (another caller did it), and the caller must kvfree(@buckets)
+ * once the lock is dropped.
  */
 bool kwq_keytab_start_grow(struct kwq_keytab *kt, struct hlist_head *buckets,
 			   unsigned int shift)
@@ -247,6 +314,38 @@ bool kwq_keytab_start_grow(struct kwq_keytab *kt, struct hlist_head *buckets,
 	kt->migrate_pos = 0;
 	WRITE_ONCE(kt->buckets, buckets);
 	WRITE_ONCE(kt->shift, shift);
+	WRITE_ONCE(kt->grow_failed, 0);
 	kwq_migrate_step(kt);
 	return true;
+}
+
+/**
+ * kwq_keytab_take_retired() - take the old arrays a finished migration left
+ * @kt: the table
+ *
+ * Return: the list of retired arrays, or NULL; free it with
+ * kwq_keytab_free_retired() once the lock is dropped.
+ */
+struct hlist_head *kwq_keytab_take_retired(struct kwq_keytab *kt)
+{
+	struct hlist_head *retired = kt->retired;
+
+	kt->retired = NULL;
+	return retired;
+}
+
+/**
+ * kwq_keytab_free_retired() - free what kwq_keytab_take_retired() returned
+ * @retired: the list; may be NULL
+ *
+ * Context: process context, no lock held (kvfree() may sleep).
+ */
+void kwq_keytab_free_retired(struct hlist_head *retired)
+{
+	while (retired) {
+		struct hlist_head *next = (struct hlist_head *)retired[0].first;
+
+		kvfree(retired);
+		retired = next;
+	}
 }

@@ -5,13 +5,26 @@
  * A chained hash table keyed with SipHash (per-table random key: keys come
  * from users, so collisions cannot be forced). It grows by doubling, and
  * moves the old buckets over a few at a time on later operations, so no
- * single operation rehashes the whole table under the queue lock. Growing
- * needs memory, which is allocated by the caller outside the lock
- * (kwq_keytab_alloc_buckets) and handed in with kwq_keytab_start_grow.
+ * single operation rehashes the whole table under the queue lock.
  *
- * Locking: none of its own. Every function except kwq_keytab_alloc_buckets
- * and kwq_keytab_want_grow must be called with the owner's lock held.
- * kwq_keytab_want_grow is a lockless hint.
+ * Memory is neither allocated nor freed under the lock. Growing needs a
+ * bucket array of up to 4 MiB (KWQ_KEYTAB_MAX_SHIFT), which the caller
+ * allocates outside the lock with kwq_keytab_alloc_buckets() (kvmalloc
+ * when the flags allow GFP_KERNEL, so it need not be contiguous) and hands
+ * in with kwq_keytab_start_grow(). When the last old bucket has moved, the
+ * old array is "retired": kept on the table until the caller takes it with
+ * kwq_keytab_take_retired() and frees it with kwq_keytab_free_retired()
+ * after dropping the lock (kvfree() may sleep). An allocation that fails
+ * is reported with kwq_keytab_grow_failed(): growth is then not asked for
+ * again for KWQ_KEYTAB_GROW_BACKOFF (the table is only denser meanwhile).
+ *
+ * Locking: none of its own. kwq_keytab_find(), _insert(), _remove(),
+ * _start_grow() and _take_retired() need the owner's lock held;
+ * kwq_keytab_init(), _drain() and _destroy() need the table to be the
+ * caller's alone. kwq_keytab_hash() reads only the seed, and
+ * kwq_keytab_want_grow() and _grow_failed() are lockless hints.
+ * kwq_keytab_alloc_buckets() (with GFP_KERNEL), _free_retired() and
+ * _destroy() may sleep: never under a spinlock.
  */
 #ifndef _WQ_KEYTAB_H
 #define _WQ_KEYTAB_H
@@ -41,6 +54,10 @@ struct kwq_key {
  * @shift: log2 of the number of @buckets
  * @old_shift: log2 of the number of @old buckets
  * @migrate_pos: next bucket of @old to move
+ * @retired: old arrays emptied by a migration, to be freed outside the
+ *	lock (kwq_keytab_take_retired()); NULL if none
+ * @grow_failed: jiffies of the last failed allocation of a bigger array
+ *	(never 0), or 0; lockless
  * @count: number of keys
  * @seed: SipHash key
  */
@@ -50,25 +67,31 @@ struct kwq_keytab {
 	unsigned int shift;
 	unsigned int old_shift;
 	unsigned int migrate_pos;
+	struct hlist_head *retired;
+	unsigned long grow_failed;
 	unsigned int count;
 	siphash_key_t seed;
 };
 
 #define KWQ_KEYTAB_MIN_SHIFT	4
-#define KWQ_KEYTAB_MAX_SHIFT	19	/* 4 MiB of buckets: a kmalloc */
+#define KWQ_KEYTAB_MAX_SHIFT	19	/* 4 MiB of buckets: a kvmalloc */
+#define KWQ_KEYTAB_GROW_BACKOFF	HZ	/* no growth this long after a failure */
 
 int kwq_keytab_init(struct kwq_keytab *kt, gfp_t gfp);
 void kwq_keytab_destroy(struct kwq_keytab *kt);
 u64 kwq_keytab_hash(const struct kwq_keytab *kt, const void *data, u32 len);
 struct kwq_key *kwq_keytab_find(struct kwq_keytab *kt, u64 hash,
 				const void *data, u32 len);
-void kwq_keytab_insert(struct kwq_keytab *kt, struct kwq_key *key);
-void kwq_keytab_remove(struct kwq_keytab *kt, struct kwq_key *key);
+bool kwq_keytab_insert(struct kwq_keytab *kt, struct kwq_key *key);
+bool kwq_keytab_remove(struct kwq_keytab *kt, struct kwq_key *key);
 void kwq_keytab_drain(struct kwq_keytab *kt, void (*fn)(struct kwq_key *));
 
 bool kwq_keytab_want_grow(const struct kwq_keytab *kt, unsigned int *shift);
 struct hlist_head *kwq_keytab_alloc_buckets(unsigned int shift, gfp_t gfp);
+void kwq_keytab_grow_failed(struct kwq_keytab *kt);
 bool kwq_keytab_start_grow(struct kwq_keytab *kt, struct hlist_head *buckets,
 			   unsigned int shift);
+struct hlist_head *kwq_keytab_take_retired(struct kwq_keytab *kt);
+void kwq_keytab_free_retired(struct hlist_head *retired);
 
 #endif /* _WQ_KEYTAB_H */

@@ -38,8 +38,10 @@
  *   (hardirq, softirq, under other spinlocks), and is never held across
  *   anything that sleeps, allocates or touches user memory.
  * - Order: wq_registry_lock (mutex) -> q->lock -> the wait queue locks of
- *   q->getters and q->drainers (taken by wake_up() under q->lock) and the
- *   hrtimer base lock (taken by hrtimer_start() under q->lock).
+ *   q->getters and q->drainers (taken by wake_up() under q->lock), the
+ *   hrtimer base lock (taken by hrtimer_start() under q->lock) and the
+ *   workqueue pool lock (schedule_work() of q->grow_work when a key-table
+ *   migration ends under q->lock).
  * - Consumers sleep on q->getters (exclusive: n new keys wake n
  *   consumers, after q->lock is dropped; shutdown wakes all); drain
  *   waiters on q->drainers.
@@ -56,7 +58,9 @@
  *   key's.
  * - Memory: records come from a SLAB_ACCOUNT cache; keys, queues and tables
  *   are allocated with the caller's gfp, GFP_KERNEL_ACCOUNT for userspace,
- *   always outside q->lock.
+ *   always outside q->lock. The key table's bucket arrays (kvmalloc, up to
+ *   4 MiB) are freed outside it too: an array a migration emptied under
+ *   q->lock is freed by q->grow_work.
  */
 #ifndef _WQ_QUEUE_H
 #define _WQ_QUEUE_H
@@ -130,7 +134,9 @@ struct kwq_holder {
  * struct kwq - a queue
  * @lock: protects the fields marked [L] and the queue's records
  * @keys: [L] every record, by key
- * @grow_work: grows @keys for producers that cannot sleep (GFP_ATOMIC)
+ * @grow_work: grows @keys for producers that cannot use GFP_KERNEL
+ *	(GFP_ATOMIC, GFP_NOFS), and frees the bucket arrays a migration of
+ *	@keys emptied
  * @drop_work: drops the waiting keys a shutdown left (wq_delay.c)
  * @fifo: [L] QUEUED records, in the order they were queued
  * @nr_queued: [L] records on @fifo (Len)

@@ -124,17 +124,28 @@ u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
 }
 
 /*
- * Grow the key table if it asks for it. Callers that cannot sleep leave it
- * to q->grow_work, so a queue fed only from atomic context grows too. The
- * table never shrinks, so its growth (the doubling: half the new table) is
- * charged to the queue's owner until the queue is freed. It is never
+ * Grow the key table if it asks for it. The bucket array (up to 4 MiB) is
+ * a kvmalloc, which wants GFP_KERNEL-compatible flags: callers whose @gfp
+ * does not include GFP_KERNEL (atomic adds, GFP_NOFS, GFP_NOIO) leave it
+ * to q->grow_work, so a queue fed only from such contexts grows too. The
+ * allocation is __GFP_RETRY_MAYFAIL, as the keys from userspace are: a
+ * bigger table is never worth an OOM kill. If it fails, the add goes on
+ * (the table only gets denser) and the table asks again only after
+ * KWQ_KEYTAB_GROW_BACKOFF, so a failing allocation, with its reclaim, is
+ * not repeated by every add.
+ *
+ * The table never shrinks, so its growth (the doubling: half the new table)
+ * is charged to the queue's owner until the queue is freed. It is never
  * refused for the budget: it is at most 4 bytes per record, and records
  * are what the budget bounds (a table kept small while records pass the
  * budget, by CAP_SYS_RESOURCE, would make lookups grow with the queue).
+ *
+ * Bucket arrays are freed only with q->lock dropped (kvfree() may sleep):
+ * here, by q->grow_work, and with the queue (kwq_keytab_destroy()).
  */
 static void kwq_record_grow(struct kwq *q, gfp_t gfp)
 {
-	struct hlist_head *buckets;
+	struct hlist_head *buckets, *retired;
 	unsigned long flags;
 	unsigned int shift;
 	long cost;
@@ -142,35 +153,64 @@ static void kwq_record_grow(struct kwq *q, gfp_t gfp)
 
 	if (!kwq_keytab_want_grow(&q->keys, &shift))
 		return;
-	if (!gfpflags_allow_blocking(gfp)) {
+	if ((gfp & GFP_KERNEL) != GFP_KERNEL) {
 		schedule_work(&q->grow_work);
 		return;
 	}
 	cost = (long)sizeof(*buckets) << (shift - 1);
 	wq_quota_charge_bytes(q->owner, true, cost);
-	buckets = kwq_keytab_alloc_buckets(shift, gfp);
-	if (!buckets)
+	buckets = kwq_keytab_alloc_buckets(shift, gfp | __GFP_RETRY_MAYFAIL);
+	if (!buckets) {
+		kwq_keytab_grow_failed(&q->keys);
 		goto uncharge;
+	}
 	spin_lock_irqsave(&q->lock, flags);
 	taken = kwq_keytab_start_grow(&q->keys, buckets, shift);
 	if (taken)
 		q->charged += cost;
+	retired = kwq_keytab_take_retired(&q->keys);
 	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_keytab_free_retired(retired);
 	if (taken)
 		return;
-	kfree(buckets);
+	kvfree(buckets);
 uncharge:
 	wq_quota_uncharge_bytes(q->owner, cost);
 }
 
 /**
- * kwq_record_grow_work() - q->grow_work: grow the key table from process
- * context for producers that could not
+ * kwq_record_grow_work() - q->grow_work: free the old bucket arrays of a
+ * finished key-table migration, and grow the key table for producers that
+ * could not
  * @work: &q->grow_work
+ *
+ * Scheduled under q->lock when a migration ends (the old array cannot be
+ * freed there), and by kwq_record_grow() for producers whose flags do not
+ * allow GFP_KERNEL.
+ *
+ * Context: process context (a workqueue worker).
  */
 void kwq_record_grow_work(struct work_struct *work)
 {
-	kwq_record_grow(container_of(work, struct kwq, grow_work), GFP_KERNEL);
+	struct kwq *q = container_of(work, struct kwq, grow_work);
+	struct hlist_head *retired;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	retired = kwq_keytab_take_retired(&q->keys);
+	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_keytab_free_retired(retired);
+	kwq_record_grow(q, GFP_KERNEL);
+}
+
+/*
+ * A key-table insert or remove ended a migration: the old array is freed by
+ * q->grow_work, outside q->lock. Called under q->lock, in any context
+ * (schedule_work() only takes the workqueue's raw pool lock).
+ */
+static void kwq_record_retired_locked(struct kwq *q)
+{
+	schedule_work(&q->grow_work);
 }
 
 /**
@@ -249,7 +289,8 @@ struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
 		return ERR_PTR(-EDQUOT);
 	q->charged += kwq_record_cost(item->key.len);
 	*new = NULL;
-	kwq_keytab_insert(&q->keys, &item->key);
+	if (kwq_keytab_insert(&q->keys, &item->key))
+		kwq_record_retired_locked(q);
 	q->nr_held++;
 	return item;
 }
@@ -259,7 +300,8 @@ static void kwq_record_forget_locked(struct kwq *q, struct kwq_item *item)
 {
 	long cost = kwq_record_cost(item->key.len);
 
-	kwq_keytab_remove(&q->keys, &item->key);
+	if (kwq_keytab_remove(&q->keys, &item->key))
+		kwq_record_retired_locked(q);
 	kwq_record_free(item);
 	q->charged -= cost;
 	wq_quota_uncharge_bytes(q->owner, cost);
