@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wqctl: the commands on keys: add (also --after and --rate-limited), get,
- * done, forget. A key list is checked whole before the first call, and a
- * list stops at its first failure, which names the key.
+ * wqctl: the commands on keys: add (also --after, --rate-limited, --wait,
+ * and keys from standard input in batches), get (-n in batches), done,
+ * forget. A key list given as arguments is checked whole before the first
+ * call, and stops at its first failure, which names the key; keys read
+ * from standard input are each tried, and each failure names its line.
  */
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +27,22 @@ static int each_key(const struct ctx *c,
 	return RC_OK;
 }
 
+/* The deadline of add --wait: one for all the keys of the command. */
+static uint64_t wait_deadline;
+
+/* timeout_ms is an int: a longer wait is made of several. */
+static int add_wait(const struct ctx *c, const struct key *k)
+{
+	for (;;) {
+		int ms = ms_until(wait_deadline);
+		int err = wq_add_wait(c->fd, k->bytes, k->len, ms);
+
+		if (err != -ETIMEDOUT || ms != INT_MAX ||
+		    wq_now_ns() >= wait_deadline)
+			return err;
+	}
+}
+
 static int add_one(const struct ctx *c, const struct key *k)
 {
 	uint64_t delay;
@@ -33,6 +51,8 @@ static int add_one(const struct ctx *c, const struct key *k)
 
 	if (has(c, O_AFTER))
 		return wq_add_after(c->fd, k->bytes, k->len, c->after_ns);
+	if (has(c, O_WAIT))
+		return add_wait(c, k);
 	if (!has(c, O_RATE_LIMITED))
 		return wq_add(c->fd, k->bytes, k->len);
 	err = wq_add_rate_limited(c->fd, k->bytes, k->len, &delay);
@@ -44,13 +64,68 @@ static int add_one(const struct ctx *c, const struct key *k)
 	return 0;
 }
 
+/* Errors after which no later key of the command can be added. */
+static bool add_hopeless(int err)
+{
+	return err == -ESHUTDOWN || err == -ETIMEDOUT || err == -EBADF;
+}
+
+/*
+ * A batch read from standard input: one call for all (a plain add), or
+ * one call a key (--after, --rate-limited, --wait). Each failure is
+ * reported with its line; a hopeless one stops the reading (-1). Returns
+ * the number of keys that failed.
+ */
+static int add_lines(const struct ctx *c, const struct key_batch *b)
+{
+	static int errs[WQ_BATCH_MAX];
+	bool plain = !has(c, O_AFTER) && !has(c, O_RATE_LIMITED) &&
+		     !has(c, O_WAIT);
+	int ret = 0;
+
+	if (plain) {
+		ret = wq_add_batch(c->fd, b->keys, b->n, errs);
+		if (ret < 0) {
+			fail_line(c, b->line[0], NULL, 0, ret);
+			return -1;
+		}
+	} else {
+		for (unsigned int i = 0; i < b->n; i++) {
+			const struct key k = { .bytes = b->keys[i].iov_base,
+					       .len = b->keys[i].iov_len };
+
+			errs[i] = add_one(c, &k);
+		}
+	}
+	ret = 0;
+	for (unsigned int i = 0; i < b->n; i++) {
+		if (!errs[i])
+			continue;
+		fail_line(c, b->line[i], b->keys[i].iov_base,
+			  b->keys[i].iov_len, errs[i]);
+		if (add_hopeless(errs[i]))
+			return -1;	/* the rest would fail alike */
+		ret++;
+	}
+	return ret;
+}
+
 int cmd_add(struct ctx *c)
 {
-	return each_key(c, add_one);
+	long bad;
+
+	if (has(c, O_WAIT))
+		wait_deadline = c->has_timeout ?
+				wq_deadline_after(c->timeout_ns) :
+				WQ_DEADLINE_NONE;
+	if (c->nkeys > 0)
+		return each_key(c, add_one);
+	bad = read_key_lines(c, add_lines);
+	return bad ? RC_FAIL : RC_OK;
 }
 
 /* The timeout_ms for a wait that must end by deadline. */
-static int ms_until(uint64_t deadline)
+int ms_until(uint64_t deadline)
 {
 	uint64_t now;
 
@@ -60,43 +135,91 @@ static int ms_until(uint64_t deadline)
 	return deadline > now ? ns_to_ms(deadline - now) : 0;
 }
 
+/* The buffer of get -n: many keys of a usual size, one of any size. */
+#define GET_BUF_SIZE	(256 * 1024)
+
 /*
- * One key, waiting until deadline. timeout_ms is an int: a wait of more
+ * Keys, waiting until deadline for the first: one by wq_get (a plain
+ * get), or up to want by wq_get_batch (get -n); keys[] points into buf.
+ * Returns how many, or the error. timeout_ms is an int: a wait of more
  * than INT_MAX ms (24.8 days) is made of several.
  */
-static ssize_t get_one(const struct ctx *c, char *buf, uint64_t deadline)
+static ssize_t get_some(const struct ctx *c, char *buf, struct iovec *keys,
+			unsigned int want, uint64_t deadline)
 {
 	for (;;) {
 		int ms = ms_until(deadline);
 		ssize_t n;
 
-		if (has(c, O_DONE))	/* consumed at once: a crash requeues */
-			n = wq_get(c->fd, buf, WQ_KEY_MAX, ms);
-		else
-			n = wq_get_detached(c->fd, buf, WQ_KEY_MAX, ms);
+		/* --done: consumed at once, so a crash requeues */
+		if (c->count == 1) {
+			n = has(c, O_DONE) ?
+			    wq_get(c->fd, buf, WQ_KEY_MAX, ms) :
+			    wq_get_detached(c->fd, buf, WQ_KEY_MAX, ms);
+			if (n > 0) {
+				keys[0].iov_base = buf;
+				keys[0].iov_len = (size_t)n;
+				n = 1;
+			}
+		} else if (has(c, O_DONE)) {
+			n = wq_get_batch(c->fd, buf, GET_BUF_SIZE, keys, want, ms);
+		} else {
+			n = wq_get_batch_detached(c->fd, buf, GET_BUF_SIZE,
+						  keys, want, ms);
+		}
 		if (n == -ETIMEDOUT && ms == INT_MAX && wq_now_ns() < deadline)
 			continue;
 		return n;
 	}
 }
 
-/* Prints a key taken from the queue; false if stdout failed. */
-static bool print_key(const struct ctx *c, const char *k, size_t len)
+/* Prints the keys taken from the queue; false if stdout failed. */
+static bool print_keys(const struct ctx *c, const struct iovec *keys,
+		       size_t n)
 {
-	if (has(c, O_RAW)) {
-		fwrite(k, 1, len, stdout);
-	} else {
-		put_key(stdout, k, len);
-		putchar('\n');
+	for (size_t i = 0; i < n; i++) {
+		if (has(c, O_RAW)) {
+			fwrite(keys[i].iov_base, 1, keys[i].iov_len, stdout);
+		} else {
+			put_key(stdout, keys[i].iov_base, keys[i].iov_len);
+			putchar('\n');
+		}
 	}
 	return fflush(stdout) == 0 && !ferror(stdout);
 }
 
-/* The key could not be handed to the user: put it back at the tail. */
-static void requeue(const struct ctx *c, const char *k, size_t len)
+/* The keys could not be handed to the user: put them back at the tail. */
+static void requeue(const struct ctx *c, const struct iovec *keys,
+		    unsigned int n)
 {
-	wq_add(c->fd, k, len);	/* marks it dirty: queued again at done */
-	wq_done(c->fd, k, len);
+	/* an add marks a key dirty: queued again at done */
+	if (n == 1) {
+		wq_add(c->fd, keys[0].iov_base, keys[0].iov_len);
+		wq_done(c->fd, keys[0].iov_base, keys[0].iov_len);
+	} else {
+		wq_add_batch(c->fd, keys, n, NULL);
+		wq_done_batch(c->fd, keys, n, NULL);
+	}
+}
+
+/* get --done: the keys printed are done. */
+static int done_keys(const struct ctx *c, const struct iovec *keys,
+		     unsigned int n)
+{
+	static int errs[WQ_BATCH_MAX];
+	int ret;
+
+	if (n == 1) {
+		ret = wq_done(c->fd, keys[0].iov_base, keys[0].iov_len);
+		return ret < 0 ? fail(c, NULL, ret) : RC_OK;
+	}
+	ret = wq_done_batch(c->fd, keys, n, errs);
+	if (ret < 0)
+		return fail(c, NULL, ret);
+	for (unsigned int i = 0; i < n; i++)
+		if (errs[i])
+			return fail(c, NULL, errs[i]);
+	return RC_OK;
 }
 
 /* A get that returned no key: exit 3 or 4, unless -n got some already. */
@@ -123,30 +246,35 @@ static int get_failed(const struct ctx *c, ssize_t err, long got)
 
 int cmd_get(struct ctx *c)
 {
-	static char buf[WQ_KEY_MAX];
+	static char buf[GET_BUF_SIZE];
+	static struct iovec keys[WQ_BATCH_MAX];
 	uint64_t deadline = WQ_DEADLINE_NONE;
-	long got;
+	long got = 0;
 
 	if (c->has_timeout)	/* one deadline for all of -n */
 		deadline = wq_deadline_after(c->timeout_ns);
-	signal(SIGPIPE, SIG_IGN);	/* see a closed stdout, requeue the key */
-	for (got = 0; got < c->count; got++) {
-		ssize_t n = get_one(c, buf, deadline);
-		int err;
+	signal(SIGPIPE, SIG_IGN);	/* see a closed stdout, requeue the keys */
+	while (got < c->count) {
+		unsigned int want = c->count - got < WQ_BATCH_MAX ?
+				    (unsigned int)(c->count - got) : WQ_BATCH_MAX;
+		ssize_t n = get_some(c, buf, keys, want, deadline);
+		int rc;
 
 		if (n < 0)
 			return get_failed(c, n, got);
-		if (!print_key(c, buf, (size_t)n)) {
+		if (!print_keys(c, keys, (size_t)n)) {
 			int saved = errno;
 
-			requeue(c, buf, (size_t)n);
-			fprintf(stderr, "wqctl: get %s: write error: %s (key put back)\n",
-				c->args[0], strerror(saved));
+			requeue(c, keys, (unsigned int)n);
+			fprintf(stderr, "wqctl: get %s: write error: %s (%s put back)\n",
+				c->args[0], strerror(saved),
+				n == 1 ? "key" : "keys");
 			return RC_FAIL;
 		}
-		err = has(c, O_DONE) ? wq_done(c->fd, buf, (size_t)n) : 0;
-		if (err < 0)
-			return fail(c, NULL, err);
+		rc = has(c, O_DONE) ? done_keys(c, keys, (unsigned int)n) : RC_OK;
+		if (rc)
+			return rc;
+		got += n;
 	}
 	return RC_OK;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wqctl: the commands of a queue's life: create, destroy, shutdown, drain.
+ * wqctl: the commands of a queue's life: create, destroy, shutdown (also
+ * --discard), drain.
  * A queue outlives wqctl (like a POSIX message queue), so create closes
  * its handle and the queue stays.
  */
@@ -29,7 +30,15 @@ int cmd_destroy(struct ctx *c)
 
 int cmd_shutdown(struct ctx *c)
 {
-	return ok_or_fail(c, wq_shutdown(c->fd));
+	int n;
+
+	if (!has(c, O_DISCARD))
+		return ok_or_fail(c, wq_shutdown(c->fd));
+	n = wq_shutdown_discard(c->fd);
+	if (n < 0)
+		return fail(c, NULL, n);
+	printf("%d\n", n);	/* the queued and waiting keys dropped */
+	return RC_OK;
 }
 
 int cmd_drain(struct ctx *c)

@@ -64,6 +64,8 @@ static const char *err_text(const struct ctx *c, int err)
 	case -ENOSPC:
 		return is_cmd(c, "create") ? "too many queues" : "no space left";
 	case -ETIMEDOUT:
+		if (is_cmd(c, "add"))
+			return "timed out waiting for room";
 		return is_cmd(c, "drain") ? "timed out before the queue drained" :
 					    "timed out";
 	case -ECANCELED:
@@ -112,6 +114,33 @@ int fail(const struct ctx *c, const struct key *k, int err)
 	}
 	fprintf(stderr, ": %s (%s)\n", err_text(c, err), err_name(err));
 	return RC_FAIL;
+}
+
+/* "wqctl: add myq: line 7 (ns/a): queue is full (-EAGAIN)" */
+void fail_line(const struct ctx *c, long line, const char *k, size_t len,
+	       int err)
+{
+	fprintf(stderr, "wqctl: %s %s: line %ld", c->cmd->name, c->args[0],
+		line);
+	if (k) {
+		fputs(" (", stderr);
+		put_key(stderr, k, len);
+		fputc(')', stderr);
+	}
+	fprintf(stderr, ": %s (%s)\n", err_text(c, err), err_name(err));
+}
+
+/* "wqctl: add myq: line 7: empty key" */
+void line_error(const struct ctx *c, long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "wqctl: %s %s: line %ld: ", c->cmd->name, c->args[0],
+		line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 int usage_error(const struct command *cmd, const char *fmt, ...)

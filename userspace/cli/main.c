@@ -59,15 +59,26 @@ static const struct command commands[] = {
 		"(a 'wqctl drain' is waiting).\n",
 	}, {
 		.name = "add", .run = cmd_add,
-		.opts = OPT(O_AFTER) | OPT(O_RATE_LIMITED) | OPT(O_ESCAPED),
-		.min_args = 2, .max_args = -1, .open_queue = true,
-		.usage = " NAME KEY... [--after DURATION | --rate-limited] [--escaped]",
+		.opts = OPT(O_AFTER) | OPT(O_RATE_LIMITED) | OPT(O_WAIT) |
+			OPT(O_TIMEOUT) | OPT(O_ESCAPED),
+		.min_args = 1, .max_args = -1, .open_queue = true,
+		.usage = " NAME [KEY...] [--after DURATION | --rate-limited |\n"
+			 "           --wait [--timeout DURATION]] [--escaped]",
 		.help =
 		"Add each KEY (stops at the first failure). A key already queued keeps\n"
 		"its place; a key being processed is queued again at its done.\n"
+		"Without KEY, the keys are read from standard input, one a line, and\n"
+		"added in batches of up to 1024 a call (a batch goes when full or when\n"
+		"no more input is ready). Every line is tried; each failure is reported\n"
+		"with its line number and the exit status is then 1. A shutdown (or\n"
+		"the --wait deadline) stops the reading.\n"
 		"  --after DURATION  add once DURATION has passed (wq_add_after)\n"
 		"  --rate-limited    wait as long as the queue's rate limiter says, and\n"
 		"                    print \"KEY: delay DURATION\" (wq_add_rate_limited)\n"
+		"  --wait            when the queue is full, wait for room instead of\n"
+		"                    failing (wq_add_wait)\n"
+		"  -t, --timeout DURATION  with --wait: give up after DURATION, one\n"
+		"                    deadline for all the keys (default: never)\n"
 		"  -e, --escaped     keys are C-escaped as get prints them (\\n, \\xNN, \\\\)\n",
 	}, {
 		.name = "get", .run = cmd_get,
@@ -82,7 +93,8 @@ static const struct command commands[] = {
 		"  -t, --timeout DURATION  wait at most this long (default: forever;\n"
 		"                          0: never wait)\n"
 		"  --done                  consume: mark each key done once printed\n"
-		"  -n, --count COUNT       take up to COUNT keys (one deadline for all);\n"
+		"  -n, --count COUNT       take up to COUNT keys (one deadline for all),\n"
+		"                          as many a call as are queued (wq_get_batch);\n"
 		"                          exits 0 if at least one was taken\n"
 		"  --raw                   write the key's bytes as they are, no newline\n"
 		"                          (one key only)\n"
@@ -95,9 +107,17 @@ static const struct command commands[] = {
 		HELP_ESCAPED_KEYS),
 	QUEUE_COMMAND("len", cmd_len,
 		"Print the number of queued keys (not processing or waiting ones).\n"),
-	QUEUE_COMMAND("shutdown", cmd_shutdown,
+	{
+		.name = "shutdown", .run = cmd_shutdown, .opts = OPT(O_DISCARD),
+		.min_args = 1, .max_args = 1, .open_queue = true,
+		.usage = " NAME [--discard]",
+		.help =
 		"Stop accepting keys and wake every waiting get; waiting (--after)\n"
-		"keys are dropped. Queued keys are still handed out.\n"),
+		"keys are dropped. Queued keys are still handed out.\n"
+		"  --discard   drop the queued keys too, and the re-queue of keys being\n"
+		"              processed (they finish normally); print how many queued\n"
+		"              and waiting keys were dropped\n",
+	},
 	{
 		.name = "drain", .run = cmd_drain, .opts = OPT(O_TIMEOUT),
 		.min_args = 1, .max_args = 1, .open_queue = true,
@@ -115,6 +135,18 @@ static const struct command commands[] = {
 		"  -e, --escaped     the key is C-escaped as get prints it\n"),
 	QUEUE_COMMAND("stat", cmd_stat,
 		"Print the queue's statistics as \"field: value\" lines.\n"),
+	{
+		.name = "watch", .run = cmd_watch, .opts = OPT(O_COUNT),
+		.min_args = 1, .max_args = 1, .open_queue = true,
+		.usage = " NAME [-n COUNT]",
+		.help =
+		"Show the queue's counts every second: queued, processing, waiting,\n"
+		"dirty, adds/s and gets/s (gets/s is derived from the adds and the\n"
+		"change of queued + dirty, an estimate while keys are put back by a\n"
+		"closing handle or discarded). On a terminal the line is redrawn in\n"
+		"place and q or Ctrl-C quits; otherwise each refresh prints a line.\n"
+		"  -n, --count COUNT   stop after COUNT refreshes\n",
+	},
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

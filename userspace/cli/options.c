@@ -29,6 +29,8 @@ static const struct option_def options[NR_OPTS] = {
 	[O_COUNT]	 = { "count",	     'n', true  },
 	[O_RAW]		 = { "raw",	     0,   false },
 	[O_ESCAPED]	 = { "escaped",	     'e', false },
+	[O_WAIT]	 = { "wait",	     0,   false },
+	[O_DISCARD]	 = { "discard",	     0,   false },
 	[O_HELP]	 = { "help",	     'h', false },
 };
 
@@ -159,7 +161,7 @@ int check_args(struct ctx *c)
 	if (cmd->min_args > 0 && !wq_name_valid(c->args[0]))
 		return usage_error(cmd, "bad queue name '%s' (want [A-Za-z0-9._-], 1 to %d characters)",
 				   c->args[0], WQ_NAME_MAX - 1);
-	return cmd->min_args > 1 ? parse_keys(c) : 0;
+	return c->nargs > 1 ? parse_keys(c) : 0;
 }
 
 /* A plain unsigned number: digits only (strtoul alone takes "-1", " 1"). */
@@ -246,8 +248,10 @@ int parse_values(struct ctx *c)
 		rc = parse_get_values(c);
 	if (rc)
 		return rc;
-	if (has(c, O_AFTER) && has(c, O_RATE_LIMITED))
-		return usage_error(c->cmd, "--after and --rate-limited exclude each other");
+	if (has(c, O_AFTER) + has(c, O_RATE_LIMITED) + has(c, O_WAIT) > 1)
+		return usage_error(c->cmd, "--after, --rate-limited and --wait exclude each other");
+	if (!strcmp(c->cmd->name, "add") && has(c, O_TIMEOUT) && !has(c, O_WAIT))
+		return usage_error(c->cmd, "--timeout is for --wait");
 	if (has(c, O_RAW) && c->count > 1)
 		return usage_error(c->cmd, "--raw writes one key: not with -n");
 	return 0;

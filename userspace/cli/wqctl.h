@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/uio.h>
 
 #include "wq.h"
 #include "../wq_internal.h"
@@ -25,7 +26,7 @@ enum {
 
 enum opt_id {
 	O_LIMITER, O_MAX_ITEMS, O_MODE, O_AFTER, O_RATE_LIMITED, O_TIMEOUT,
-	O_DONE, O_COUNT, O_RAW, O_ESCAPED, O_HELP, NR_OPTS
+	O_DONE, O_COUNT, O_RAW, O_ESCAPED, O_WAIT, O_DISCARD, O_HELP, NR_OPTS
 };
 
 #define OPT(o)	(1U << (o))
@@ -77,12 +78,35 @@ int check_args(struct ctx *c);
 int parse_values(struct ctx *c);
 int ns_to_ms(uint64_t ns);
 
+/* cmd_keys.c: a timeout_ms for a wait that must end by deadline */
+int ms_until(uint64_t deadline);
+
+/* lines.c: keys from standard input, one a line, in batches */
+struct key_batch {
+	struct iovec keys[WQ_BATCH_MAX];
+	long line[WQ_BATCH_MAX];	/* the line each key came from */
+	unsigned int n;
+};
+/*
+ * Calls send() with every batch of keys read from fd 0 (a batch is sent
+ * when full or when no more input is ready). send() returns 0, or
+ * -1 to stop reading. Returns the number of bad lines (reported), or -1
+ * if send() stopped it or the input could not be read.
+ */
+long read_key_lines(const struct ctx *c,
+		    int (*send)(const struct ctx *c, const struct key_batch *b));
+
 /* escape.c: keys as text and back */
 void put_key(FILE *f, const char *k, size_t len);
 long unescape(const char *in, char *out);
 
 /* errors.c: what goes to stderr */
 int fail(const struct ctx *c, const struct key *k, int err);
+/* "wqctl: add Q: line N (KEY): what (-EWHAT)"; k may be NULL */
+void fail_line(const struct ctx *c, long line, const char *k, size_t len,
+	       int err);
+__attribute__((format(printf, 3, 4)))
+void line_error(const struct ctx *c, long line, const char *fmt, ...);
 __attribute__((format(printf, 2, 3)))
 int usage_error(const struct command *cmd, const char *fmt, ...);
 
@@ -99,5 +123,6 @@ int cmd_list(struct ctx *c);		/* cmd_stat.c */
 int cmd_len(struct ctx *c);
 int cmd_requeues(struct ctx *c);
 int cmd_stat(struct ctx *c);
+int cmd_watch(struct ctx *c);		/* cmd_watch.c */
 
 #endif /* WQCTL_H */
