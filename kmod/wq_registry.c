@@ -14,12 +14,14 @@
  * with a dot are reserved for it (as keyrings reserve ".name" for the
  * kernel): no user can take a module's ".name" first. A namespace with
  * named queues has a struct wq_ipc, which holds a reference on it; when
- * that reference is the last one (every task, nsfs file and mount of the
- * namespace gone: nothing can reach it again), wq_ipc_reap() destroys its
- * queues and drops the reference, so the namespace goes away, as mqueue's
- * queues go with its mount. The kernel has no hook for it: a delayed work
- * polls once a second while a namespace other than the initial one has
- * named queues.
+ * that reference is the last one (every task gone, and every open or
+ * bind-mounted nsfs file of it: nothing can reach it again; an mqueue
+ * mount holds no reference), wq_ipc_reap() destroys its queues and drops
+ * the reference, so the namespace goes away (until then its System V and
+ * mqueue objects live on too). The kernel has no hook for it: a deferrable
+ * delayed work polls once a second while a namespace other than the
+ * initial one has named queues. The queues are released after the
+ * registry lock is dropped: freeing their keys takes time.
  *
  * Permissions follow System V IPC (ipcperms) and mq_open(): opening a
  * queue needs the permission for the access asked (read, write or both)
@@ -36,8 +38,7 @@
 #include <linux/string.h>
 #include <linux/stringhash.h>
 #include <linux/workqueue.h>
-#include <wq/compat.h>
-
+#include "wq_compat.h"
 #include "wq_main.h"
 #include "wq_quota.h"
 #include "wq_registry.h"
@@ -61,7 +62,7 @@ static DEFINE_HASHTABLE(wq_ipcs, 6);
 static unsigned int wq_nr_queues;
 
 static void wq_ipc_reap(struct work_struct *work);
-static DECLARE_DELAYED_WORK(wq_reap_work, wq_ipc_reap);
+static DECLARE_DEFERRABLE_WORK(wq_reap_work, wq_ipc_reap);
 #define WQ_REAP_INTERVAL	HZ
 
 /**
@@ -152,7 +153,8 @@ static struct wq_ipc *wq_ipc_get_locked(struct ipc_namespace *ns)
 	hash_add(wq_ipcs, &ipc->node, hash_ptr(ns, 32));
 	if (ns != wq_init_ipc_ns()) {
 		get_ipc_ns(ns);
-		mod_delayed_work(system_wq, &wq_reap_work, WQ_REAP_INTERVAL);
+		/* never postpones a pending reap (a create-destroy loop would) */
+		schedule_delayed_work(&wq_reap_work, WQ_REAP_INTERVAL);
 	}
 	return ipc;
 }
@@ -190,7 +192,7 @@ static struct kwq *wq_find_locked(struct ipc_namespace *ns, const char *name)
 /* Does the caller have CAP_IPC_OWNER over @q's namespace? As ipcperms(). */
 static bool wq_ipc_owner(const struct kwq *q, bool audit)
 {
-	struct user_namespace *user_ns = q->ipc->ns->user_ns;
+	struct user_namespace *user_ns = wq_ipc_user_ns(q->ipc->ns);
 
 	return audit ? ns_capable(user_ns, CAP_IPC_OWNER) :
 		       ns_capable_noaudit(user_ns, CAP_IPC_OWNER);
@@ -484,7 +486,7 @@ int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
 	ipc = wq_ipc_find_locked(wq_current_ipc_ns());
 	if (!ipc)
 		goto out;
-	all = ns_capable_noaudit(ipc->ns->user_ns, CAP_IPC_OWNER);
+	all = ns_capable_noaudit(wq_ipc_user_ns(ipc->ns), CAP_IPC_OWNER);
 	list_for_each_entry(q, &ipc->queues, ipc_node) {
 		if (!all && !wq_mode_allows(q, MAY_READ) &&
 		    !wq_mode_allows(q, MAY_WRITE))
@@ -498,8 +500,11 @@ out:
 	return n;
 }
 
-/* Destroy @ipc's queues; @ipc is freed with the last. */
-static void wq_ipc_destroy_locked(struct wq_ipc *ipc)
+/*
+ * Unlink @ipc's queues (@ipc is freed with the last) onto @dead, with the
+ * registry's references, for wq_put_dead() once the lock is dropped.
+ */
+static void wq_ipc_destroy_locked(struct wq_ipc *ipc, struct list_head *dead)
 {
 	struct kwq *q, *tmp;
 
@@ -507,9 +512,19 @@ static void wq_ipc_destroy_locked(struct wq_ipc *ipc)
 		bool last = list_is_last(&q->ipc_node, &ipc->queues);
 
 		wq_unlink_locked(q);
-		kwq_queue_put(q);		/* the registry's reference */
+		list_add_tail(&q->ipc_node, dead);	/* unused once unlinked */
 		if (last)
 			break;			/* @ipc is gone */
+	}
+}
+
+static void wq_put_dead(struct list_head *dead)
+{
+	struct kwq *q, *tmp;
+
+	list_for_each_entry_safe(q, tmp, dead, ipc_node) {
+		list_del_init(&q->ipc_node);
+		kwq_queue_put(q);		/* the registry's reference */
 	}
 }
 
@@ -522,6 +537,7 @@ static void wq_ipc_reap(struct work_struct *work)
 	bool again = false;
 	struct hlist_node *tmp;
 	struct wq_ipc *ipc;
+	LIST_HEAD(dead);
 	int bkt;
 
 	mutex_lock(&wq_registry_lock);
@@ -529,13 +545,14 @@ static void wq_ipc_reap(struct work_struct *work)
 		if (ipc->ns == wq_init_ipc_ns())
 			continue;
 		if (wq_ipc_ns_only_ours(ipc->ns, 1))
-			wq_ipc_destroy_locked(ipc);
+			wq_ipc_destroy_locked(ipc, &dead);
 		else
 			again = true;
 	}
 	if (again)
 		schedule_delayed_work(&wq_reap_work, WQ_REAP_INTERVAL);
 	mutex_unlock(&wq_registry_lock);
+	wq_put_dead(&dead);
 }
 
 /**
@@ -547,11 +564,13 @@ void wq_registry_exit(void)
 {
 	struct hlist_node *tmp;
 	struct wq_ipc *ipc;
+	LIST_HEAD(dead);
 	int bkt;
 
 	cancel_delayed_work_sync(&wq_reap_work);
 	mutex_lock(&wq_registry_lock);
 	hash_for_each_safe(wq_ipcs, bkt, tmp, ipc, node)
-		wq_ipc_destroy_locked(ipc);
+		wq_ipc_destroy_locked(ipc, &dead);
 	mutex_unlock(&wq_registry_lock);
+	wq_put_dead(&dead);
 }
