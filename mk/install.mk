@@ -81,7 +81,6 @@ dkms-src:
 	$(INSTALL) -d $(DESTDIR)$(KSRCDIR)
 	@set -e; for f in $(DKMS_FILES); do \
 		mode=644; [ -x "$$f" ] && mode=755; \
-		echo "  $(DESTDIR)$(KSRCDIR)/$$f"; \
 		$(INSTALL) -D -m $$mode "$$f" "$(DESTDIR)$(KSRCDIR)/$$f"; \
 	done
 
@@ -105,7 +104,6 @@ install-user: userspace
 	@set -e; for p in $(notdir $(MAN3)); do \
 		for n in $$(sed -n '/^\.Sh NAME/,/^\.Nd/s/^\.Nm \([A-Za-z0-9_]*\).*/\1/p' doc/man/$$p); do \
 			[ "$$n.3" = "$$p" ] && continue; \
-			echo "  $(MANDIR)/man3/$$n.3 -> $$p"; \
 			ln -sf $$p $(DESTDIR)$(MANDIR)/man3/$$n.3; \
 		done; \
 	done
