@@ -5,7 +5,8 @@
  * max_tracked, the module's limits).
  *
  * xioctl() and the raw_*() helpers return 0 or a positive errno (also for
- * an ioctl whose result is positive, e.g. GET's length).
+ * an ioctl whose result is positive, e.g. GET's length); snap() and
+ * ASSERT_UNCHANGED() check that a rejected call changed nothing.
  */
 #ifndef WQ_TEST_IOCTL_H
 #define WQ_TEST_IOCTL_H
@@ -84,5 +85,44 @@ static inline int raw_module_info(struct wq_module_info *mi)
 	close(fd);
 	return r;
 }
+
+/*
+ * The queue state that a rejected call must not change (ASSERT_UNCHANGED
+ * is for test bodies: it uses the harness).
+ */
+struct snapshot {
+	uint32_t queued, processing, waiting, keys, tracked, state;
+	uint64_t adds;
+};
+
+static inline struct snapshot snap(int fd)
+{
+	struct wq_queue_info qi;
+	struct snapshot s = { 0 };
+
+	if (raw_stat(fd, &qi) == 0) {
+		s.queued = qi.queued;
+		s.processing = qi.processing;
+		s.waiting = qi.waiting;
+		s.keys = qi.keys;
+		s.tracked = qi.tracked;
+		s.state = qi.state;
+		s.adds = qi.adds;
+	} else {
+		s.state = ~0U;
+	}
+	return s;
+}
+
+#define ASSERT_UNCHANGED(before, fd) do {				\
+		struct snapshot _now = snap(fd);			\
+		ASSERT_EQ(0, memcmp(&(before), &_now, sizeof(_now)))	\
+			TH_LOG("queue changed: queued %u->%u processing %u->%u " \
+			       "keys %u->%u state %#x->%#x",		\
+			       (before).queued, _now.queued,		\
+			       (before).processing, _now.processing,	\
+			       (before).keys, _now.keys,		\
+			       (before).state, _now.state);		\
+	} while (0)
 
 #endif /* WQ_TEST_IOCTL_H */

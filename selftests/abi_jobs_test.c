@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The raw ABI of the job-queue calls (uapi/linux/wq.h), without libwq:
+ * WQ_ADD_WAIT and struct wq_add's second version (its first still works),
+ * WQ_SHUTDOWN_DISCARD, and the batch commands (struct wq_batch, struct
+ * wq_iov): flags, fields that must be 0, counts, bad pointers, sizes,
+ * the unbound handle, the module's batch_max. Every rejected call leaves
+ * the queue as it was.
+ */
+#include "wq_test_util.h"
+#include "wq_test_ioctl.h"
+
+#define IOC_SIZED(cmd, size) \
+	_IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), (size))
+
+FIXTURE(abij) {
+	int dev;	/* /dev/wq, not bound */
+	int fd;		/* bound to self->name */
+	char name[WQ_NAME_MAX];
+};
+
+FIXTURE_SETUP(abij)
+{
+	self->dev = self->fd = -1;
+	if (!wqt_have_dev())
+		SKIP(return, "/dev/wq missing (module not loaded)");
+	self->dev = raw_open_dev();
+	ASSERT_LE(0, self->dev);
+	self->fd = raw_open_dev();
+	ASSERT_LE(0, self->fd);
+	wqt_name(self->name, _metadata->name);
+	ASSERT_EQ(0, raw_create(self->fd, self->name, NULL, 0, 0));
+}
+
+FIXTURE_TEARDOWN(abij)
+{
+	struct wq_name n = { 0 };
+
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->dev >= 0) {
+		set_name(n.name, self->name);
+		ioctl(self->dev, WQ_IOC_DESTROY, &n);
+		close(self->dev);
+	}
+}
+
+/* struct wq_iov is struct iovec on LP64; the structs have no padding. */
+TEST(layouts)
+{
+	EXPECT_EQ(16U, sizeof(struct wq_iov));
+	EXPECT_EQ(48U, sizeof(struct wq_batch));
+	EXPECT_EQ(32U, sizeof(struct wq_add));
+	EXPECT_EQ(1024, WQ_BATCH_MAX);
+}
+
+TEST_F(abij, module_info)
+{
+	struct wq_module_info mi;
+
+	memset(&mi, 0xa5, sizeof(mi));
+	ASSERT_EQ(0, xioctl(self->dev, WQ_IOC_MODULE_INFO, &mi));
+	EXPECT_EQ((uint32_t)WQ_BATCH_MAX, mi.batch_max);
+	EXPECT_EQ(0U, mi.reserved2);
+	EXPECT_TRUE(mi.add_flags & WQ_ADD_WAIT);
+	EXPECT_TRUE(mi.shutdown_flags & WQ_SHUTDOWN_DISCARD);
+}
+
+/* struct wq_add's first version (no deadline_ns) is still an ADD. */
+TEST_F(abij, add_first_version)
+{
+	struct { uint32_t flags, key_len; uint64_t key, delay_ns; } v0 = {
+		.key_len = 2, .key = (uintptr_t)"v0",
+	};
+
+	EXPECT_EQ(0, xioctl(self->fd, IOC_SIZED(WQ_IOC_ADD, sizeof(v0)), &v0));
+	EXPECT_EQ(1U, snap(self->fd).queued);
+}
+
+/* deadline_ns only with WQ_ADD_WAIT; DRAIN and DISCARD exclude each other. */
+TEST_F(abij, fields_that_must_be_zero)
+{
+	struct wq_add a = { .key_len = 1, .key = (uintptr_t)"a" };
+	struct wq_shutdown sd = { .flags = WQ_SHUTDOWN_DRAIN | WQ_SHUTDOWN_DISCARD };
+	struct snapshot s;
+
+	ASSERT_EQ(0, raw_add(self->fd, "k", 1));
+	s = snap(self->fd);
+	a.deadline_ns = WQ_DEADLINE_NONE;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD, &a));
+	a.deadline_ns = 1;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD, &a));
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_SHUTDOWN, &sd));
+	sd.flags = WQ_SHUTDOWN_DISCARD;
+	sd.deadline_ns = WQ_DEADLINE_NONE;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_SHUTDOWN, &sd));
+	ASSERT_UNCHANGED(s, self->fd);
+}
+
+/* WQ_ADD_WAIT on a queue with room: a plain add; its deadline may be past. */
+TEST_F(abij, add_wait_with_room)
+{
+	struct wq_add a = { .flags = WQ_ADD_WAIT, .key_len = 1,
+			    .key = (uintptr_t)"w", .deadline_ns = 1 };
+
+	EXPECT_EQ(0, xioctl(self->fd, WQ_IOC_ADD, &a));
+	EXPECT_EQ(1U, snap(self->fd).queued);
+}
+
+/* A DISCARD's result is the number dropped. */
+TEST_F(abij, discard_returns_count)
+{
+	struct wq_shutdown sd = { .flags = WQ_SHUTDOWN_DISCARD };
+
+	ASSERT_EQ(0, raw_add(self->fd, "a", 1));
+	ASSERT_EQ(0, raw_add(self->fd, "b", 1));
+	EXPECT_EQ(2, ioctl(self->fd, WQ_IOC_SHUTDOWN, &sd));
+	EXPECT_EQ(0U, snap(self->fd).keys);
+}
+
+/* A batch of keys for ADD or DONE: one key, "a". */
+#define BATCH_ONE(b, iov, res) do {					\
+		memset(&(b), 0, sizeof(b));				\
+		(iov).base = (uintptr_t)"a";				\
+		(iov).len = 1;						\
+		(b).count = 1;						\
+		(b).keys = (uintptr_t)&(iov);				\
+		(b).results = (uintptr_t)&(res);			\
+	} while (0)
+
+/* Unknown flags and fields of another command: EINVAL, nothing changes. */
+TEST_F(abij, batch_flags_and_fields)
+{
+	char buf[64];
+	struct wq_iov iov, out[2];
+	struct wq_batch b;
+	struct snapshot s;
+	int32_t res;
+	uint32_t bit;
+
+	ASSERT_EQ(0, raw_add(self->fd, "q", 1));
+	s = snap(self->fd);
+	for (bit = 0; bit < 32; bit++) {
+		BATCH_ONE(b, iov, res);
+		b.flags = 1U << bit;
+		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b)) TH_LOG("ADD bit %u", bit);
+		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_DONE_BATCH, &b)) TH_LOG("DONE bit %u", bit);
+		if (b.flags & (WQ_GET_NONBLOCK | WQ_GET_DETACH))
+			continue;
+		memset(&b, 0, sizeof(b));
+		b.flags = (1U << bit) | WQ_GET_NONBLOCK;
+		b.count = 2;
+		b.keys = (uintptr_t)out;
+		b.buf = (uintptr_t)buf;
+		b.buf_cap = sizeof(buf);
+		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_GET_BATCH, &b)) TH_LOG("GET bit %u", bit);
+	}
+	/* ADD and DONE take no buffer and no deadline */
+	BATCH_ONE(b, iov, res);
+	b.buf = (uintptr_t)buf;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b));
+	BATCH_ONE(b, iov, res);
+	b.buf_cap = 64;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b));
+	BATCH_ONE(b, iov, res);
+	b.deadline_ns = WQ_DEADLINE_NONE;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_DONE_BATCH, &b));
+	/* GET takes no results */
+	memset(&b, 0, sizeof(b));
+	b.flags = WQ_GET_NONBLOCK;
+	b.count = 2;
+	b.keys = (uintptr_t)out;
+	b.buf = (uintptr_t)buf;
+	b.buf_cap = sizeof(buf);
+	b.results = (uintptr_t)&res;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	ASSERT_UNCHANGED(s, self->fd);
+}
+
+/* count 0 and count > WQ_BATCH_MAX: EINVAL for each command. */
+TEST_F(abij, batch_counts)
+{
+	static struct wq_iov iov[WQ_BATCH_MAX + 1];
+	static int32_t res[WQ_BATCH_MAX + 1];
+	static char buf[WQ_KEY_MAX];
+	unsigned long cmds[] = { WQ_IOC_ADD_BATCH, WQ_IOC_DONE_BATCH };
+	struct wq_batch b;
+	struct snapshot s;
+	uint32_t counts[] = { 0, WQ_BATCH_MAX + 1, ~0U };
+	size_t c, i;
+
+	for (i = 0; i <= WQ_BATCH_MAX; i++) {
+		iov[i].base = (uintptr_t)"k";
+		iov[i].len = 1;
+	}
+	ASSERT_EQ(0, raw_add(self->fd, "q", 1));
+	s = snap(self->fd);
+	for (c = 0; c < ARRAY_SIZE(counts); c++) {
+		for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+			memset(&b, 0, sizeof(b));
+			b.count = counts[c];
+			b.keys = (uintptr_t)iov;
+			b.results = (uintptr_t)res;
+			EXPECT_EQ(EINVAL, xioctl(self->fd, cmds[i], &b))
+				TH_LOG("command %zu count %u", i, counts[c]);
+		}
+		memset(&b, 0, sizeof(b));
+		b.flags = WQ_GET_NONBLOCK;
+		b.count = counts[c];
+		b.keys = (uintptr_t)iov;
+		b.buf = (uintptr_t)buf;
+		b.buf_cap = sizeof(buf);
+		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_GET_BATCH, &b))
+			TH_LOG("GET count %u", counts[c]);
+	}
+	ASSERT_UNCHANGED(s, self->fd);
+	/* WQ_BATCH_MAX itself is fine */
+	memset(&b, 0, sizeof(b));
+	b.count = WQ_BATCH_MAX;
+	b.keys = (uintptr_t)iov;
+	b.results = (uintptr_t)res;
+	EXPECT_EQ(WQ_BATCH_MAX, ioctl(self->fd, WQ_IOC_ADD_BATCH, &b));
+	EXPECT_EQ(0, res[WQ_BATCH_MAX - 1]);
+	EXPECT_EQ(2U, snap(self->fd).queued);	/* "q" and "k" */
+}
+
+/* Bad pointers to the arrays: EFAULT, nothing changes. */
+TEST_F(abij, batch_bad_pointers)
+{
+	struct wq_iov iov[2] = { { (uintptr_t)"x", 1 }, { (uintptr_t)"y", 1 } };
+	struct wq_iov out[2];
+	struct wq_batch b;
+	struct snapshot s;
+	int32_t res[2];
+	char buf[64];
+
+	ASSERT_EQ(0, raw_add(self->fd, "q", 1));
+	s = snap(self->fd);
+	memset(&b, 0, sizeof(b));
+	b.count = 2;
+	b.keys = 8;				/* unreadable keys */
+	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b));
+	b.keys = (uintptr_t)iov;
+	b.results = 8;				/* unwritable results */
+	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b));
+	b.results = (uintptr_t)"read-only results";
+	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b));
+	ASSERT_UNCHANGED(s, self->fd);
+
+	memset(&b, 0, sizeof(b));
+	b.flags = WQ_GET_NONBLOCK;
+	b.count = 2;
+	b.keys = 8;				/* unwritable keys out */
+	b.buf = (uintptr_t)buf;
+	b.buf_cap = sizeof(buf);
+	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	ASSERT_UNCHANGED(s, self->fd);
+	b.keys = (uintptr_t)out;
+	b.buf = 8;				/* unwritable buffer */
+	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	ASSERT_UNCHANGED(s, self->fd);
+	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_ADD_BATCH, (void *)8));
+
+	/* a good GET: "q", one key, in buf */
+	b.buf = (uintptr_t)buf;
+	EXPECT_EQ(1, ioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	EXPECT_EQ((uintptr_t)buf, out[0].base);
+	EXPECT_EQ(1U, out[0].len);
+	EXPECT_EQ('q', buf[0]);
+	/* DONE with results that cannot be written: "q" stays processing */
+	s = snap(self->fd);
+	memset(&b, 0, sizeof(b));
+	iov[0].base = (uintptr_t)"q";
+	b.count = 1;
+	b.keys = (uintptr_t)iov;
+	b.results = 8;
+	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_DONE_BATCH, &b));
+	ASSERT_UNCHANGED(s, self->fd);
+	b.results = (uintptr_t)res;
+	EXPECT_EQ(1, ioctl(self->fd, WQ_IOC_DONE_BATCH, &b));
+	EXPECT_EQ(0, res[0]);
+}
+
+/* Sizes: a longer struct with a zero tail works, a non-zero tail is E2BIG. */
+TEST_F(abij, batch_sizes)
+{
+	struct { struct wq_batch b; uint64_t tail; } big;
+	struct wq_iov iov = { (uintptr_t)"z", 1 };
+	struct snapshot s = snap(self->fd);
+
+	memset(&big, 0, sizeof(big));
+	big.b.count = 1;
+	big.b.keys = (uintptr_t)&iov;
+	big.tail = 1;
+	EXPECT_EQ(E2BIG, xioctl(self->fd, IOC_SIZED(WQ_IOC_ADD_BATCH, sizeof(big)), &big));
+	ASSERT_UNCHANGED(s, self->fd);
+	EXPECT_EQ(EINVAL, xioctl(self->fd, IOC_SIZED(WQ_IOC_ADD_BATCH, 8), &big));
+	ASSERT_UNCHANGED(s, self->fd);
+	big.tail = 0;
+	EXPECT_EQ(1, ioctl(self->fd, IOC_SIZED(WQ_IOC_ADD_BATCH, sizeof(big)), &big));
+	EXPECT_EQ(1U, snap(self->fd).queued);
+}
+
+/* A handle not bound to a queue: EBADF for every new call. */
+TEST_F(abij, unbound_handle)
+{
+	struct wq_iov iov = { (uintptr_t)"a", 1 };
+	struct wq_batch b = { .count = 1, .keys = (uintptr_t)&iov };
+	struct wq_shutdown sd = { .flags = WQ_SHUTDOWN_DISCARD };
+
+	EXPECT_EQ(EBADF, xioctl(self->dev, WQ_IOC_ADD_BATCH, &b));
+	EXPECT_EQ(EBADF, xioctl(self->dev, WQ_IOC_DONE_BATCH, &b));
+	EXPECT_EQ(EBADF, xioctl(self->dev, WQ_IOC_GET_BATCH, &b));
+	EXPECT_EQ(EBADF, xioctl(self->dev, WQ_IOC_SHUTDOWN, &sd));
+}
+
+/* GET_BATCH's deadline: a past one times out at once on an empty queue. */
+TEST_F(abij, get_batch_deadline)
+{
+	struct wq_iov out[1];
+	struct wq_batch b;
+	char buf[8];
+
+	memset(&b, 0, sizeof(b));
+	b.count = 1;
+	b.keys = (uintptr_t)out;
+	b.buf = (uintptr_t)buf;
+	b.buf_cap = sizeof(buf);
+	b.deadline_ns = 1;
+	EXPECT_EQ(ETIMEDOUT, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	b.deadline_ns = 0;
+	b.flags = WQ_GET_NONBLOCK;
+	EXPECT_EQ(EAGAIN, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+}
+
+TEST_HARNESS_MAIN
