@@ -50,6 +50,30 @@ run() {
 	return 0
 }
 
+# run_in FILE EXPECTED_STATUS ARGS...: run with standard input from FILE
+run_in() {
+	in=$1
+	want=$2
+	shift 2
+	"$WQCTL" "$@" >"$out" 2>"$err" <"$in"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "# wqctl $* <$in: exit $rc, expected $want"
+		sed 's/^/#   stdout: /' "$out"
+		sed 's/^/#   stderr: /' "$err"
+		return 1
+	fi
+	return 0
+}
+
+# err_has TEXT: stderr of the last run contains TEXT
+err_has() {
+	grep -qF -- "$1" "$err" && return 0
+	echo "# stderr has no '$1':"
+	sed 's/^/#   /' "$err"
+	return 1
+}
+
 # out_is TEXT: stdout of the last run is exactly TEXT (one line)
 out_is() {
 	got=$(cat "$out")

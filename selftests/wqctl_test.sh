@@ -56,7 +56,6 @@ Q=$P-a
 check "no command: exit 2" run 2
 check "unknown command: exit 2" run 2 frobnicate
 check "add without a queue: exit 2" run 2 add
-check "add without a key: exit 2" run 2 add "$Q"
 check "bad queue name: exit 2" run 2 create "bad/name"
 check "unknown option: exit 2" run 2 add "$Q" k --bogus
 check "bad --after duration: exit 2" run 2 add "$Q" k --after soon
@@ -67,6 +66,7 @@ check "add --help: exit 0" run 0 add --help
 # ---- basics -------------------------------------------------------------------
 
 check "create" new_queue "$Q"
+check "add without a key reads stdin (empty here): exit 0" run 0 add "$Q"
 check "create again: exit 1" run 1 create "$Q"
 check "len of a missing queue: exit 1" run 1 len "$P-missing"
 check "len of a new queue is 0" run_out 0 0 len "$Q"
