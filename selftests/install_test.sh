@@ -23,6 +23,9 @@
 #   guest       a 6.1 guest swaps vm-run's wq.ko for the DKMS-built one and
 #               runs the pkg-config program, wqctl, and a consumer module
 #               built against the DKMS Module.symvers
+#   deb         debian/: dpkg-buildpackage -us -uc on a copy of the tree,
+#               lintian --fail-on error, the packages unpacked (dpkg-deb -x,
+#               no maintainer scripts run) into a scratch root and used
 set -u -o pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +43,7 @@ phases=(
 	"dkms-6.1 dkms add/build/install/remove, 6.1 headers (scratch trees)"
 	"dkms-6.12 dkms add/build/install/remove, 6.12 headers (scratch trees)"
 	"guest 6.1 guest boots the DKMS wq.ko: libwq program, wqctl, consumer module"
+	"deb dpkg-buildpackage -us -uc (wq-dkms, libwq1, libwq-dev, wqctl), lintian errors 0, unpacked into a scratch root"
 )
 
 fail() { echo "FAIL: $*"; exit 1; }
@@ -405,6 +409,53 @@ EOF
 		-- /bin/install-smoke || fail "vm-run (status $?)"
 }
 
+# --------------------------------------------------------------- debian/
+phase_deb() {
+	local b=$out/deb src r arch ma d changes
+	need dpkg-buildpackage dpkg-dev
+	need dh debhelper
+	need dh_dkms dh-dkms
+	need lintian lintian
+	arch=$(dpkg --print-architecture) ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	expect "debian/changelog is version $version (dkms.conf)" \
+		[ "$(dpkg-parsechangelog -S Version)" = "$version" ]
+	rm -rf "$b" && src=$b/wq-$version && mkdir -p "$src"
+	# The tree as a clone has it (plus files not yet committed), no build/.
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -co --exclude-standard -z | grep -zv '^build/' |
+			tar --null -T - --ignore-failed-read -c 2>/dev/null | tar -x -C "$src"
+	else
+		tar -c --exclude=./build --exclude='*.o' --exclude='*.ko' . | tar -x -C "$src"
+	fi || fail "cannot copy the tree"
+	(cd "$src" && dpkg-buildpackage -us -uc) || fail "dpkg-buildpackage -us -uc"
+	echo "ok: dpkg-buildpackage -us -uc"
+	changes=$b/wq_${version}_$arch.changes
+	expect "lintian --fail-on error (warnings above, if any)" lintian --fail-on error "$changes"
+	r=$b/root
+	for d in wq-dkms_"$version"_all libwq1_"$version"_"$arch" libwq-dev_"$version"_"$arch" \
+		 wqctl_"$version"_"$arch"; do
+		expect "dpkg-deb -x $d.deb" dpkg-deb -x "$b/$d.deb" "$r"
+	done
+	expect "libwq1: libwq.so.1 -> libwq.so.1.0.0 in /usr/lib/$ma" \
+		[ "$(readlink "$r/usr/lib/$ma/libwq.so.1")" = libwq.so.1.0.0 ]
+	expect "wq-dkms: dkms.conf, kwq.h, the udev rule, the examples" \
+		sh -c "grep -qx 'PACKAGE_VERSION=\"$version\"' '$r$ksrc/dkms.conf' &&
+		       [ -f '$r$ksrc/kmod/include/wq/kwq.h' ] && [ -f '$r/lib/udev/rules.d/60-wq.rules' ] &&
+		       [ -f '$r/etc/modprobe.d/wq.conf' ] && [ -f '$r/etc/modules-load.d/wq.conf' ]"
+	mkdir -p "$b/ctl" && dpkg-deb -e "$b/wq-dkms_${version}_all.deb" "$b/ctl" || fail "dpkg-deb -e"
+	expect "wq-dkms's postinst runs DKMS (dh_dkms)" grep -q 'dh_dkms' "$b/ctl/postinst"
+	expect "wqctl runs (--help)" sh -c "'$r/usr/bin/wqctl' --help >/dev/null"
+	expect "libwq-dev: man pages, wq_done(3) a link" \
+		sh -c "[ -f '$r/usr/share/man/man3/libwq.3.gz' ] && [ -L '$r/usr/share/man/man3/wq_done.3.gz' ] &&
+		       [ -e '$r/usr/share/man/man3/wq_done.3.gz' ]"
+	write_program "$b/prog"
+	# shellcheck disable=SC2046 # pkg-config output is a word list
+	expect "libwq-dev: a pkg-config-built program links and runs" \
+		sh -c "cc -std=gnu11 -Wall -Werror -o '$b/prog/prog' '$b/prog/prog.c' \
+			\$(PKG_CONFIG_LIBDIR='$r/usr/lib/$ma/pkgconfig' PKG_CONFIG_SYSROOT_DIR='$r' \
+			  pkg-config --cflags --libs libwq) && LD_LIBRARY_PATH='$r/usr/lib/$ma' '$b/prog/prog'"
+}
+
 run_phase() {
 	case $1 in
 	tree) phase_tree ;;
@@ -414,13 +465,14 @@ run_phase() {
 	dkms-6.1) phase_dkms 6.1 ;;
 	dkms-6.12) phase_dkms 6.12 ;;
 	guest) phase_guest ;;
+	deb) phase_deb ;;
 	*) echo "install_test.sh: unknown phase $1 (--list)" >&2; exit 2 ;;
 	esac
 }
 
 case ${1:-} in
 --list) printf '%s\n' "${phases[@]}" ;;
--h|--help) sed -n '3,24p' "$0" ;;
+-h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d' ;;
 "")
 	rc=0
 	mkdir -p build
