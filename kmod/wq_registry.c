@@ -11,8 +11,8 @@
  * looked up in the caller's IPC namespace only, so another namespace
  * neither sees nor opens the queue and may use the name for its own. The
  * kernel API's names live in the initial namespace, and names beginning
- * with a dot are reserved for it (as keyrings reserve ".name" for the
- * kernel): no user can take a module's ".name" first. A namespace with
+ * with WQ_KERNEL_PREFIX ("kernel.") are reserved for it: no user can take
+ * a module's "kernel.name" first. A namespace with
  * named queues has a struct wq_ipc, which holds a reference on it; when
  * that reference is the last one (every task gone, and every open or
  * bind-mounted nsfs file of it: nothing can reach it again; an mqueue
@@ -311,8 +311,8 @@ err_unlock:
  * @args: the request from userspace, validated here
  * @qp: set to the queue, with a reference for the caller
  *
- * The name is the caller's IPC namespace's; names beginning with a dot
- * are the kernel API's (-EACCES). The caller owns the queue and is
+ * The name is the caller's IPC namespace's; names beginning with
+ * WQ_KERNEL_PREFIX are the kernel API's (-EACCES). The caller owns the queue and is
  * charged for it; as with mq_open(), its
  * umask applies to the mode. Without CAP_SYS_RESOURCE it may not ask for
  * more than the unprivileged ceilings (-EINVAL, as mq_open() above
@@ -330,7 +330,7 @@ int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 
 	if (args->flags || (args->mode & ~07777) || wq_check_name(args->name))
 		return -EINVAL;
-	if (args->name[0] == '.')
+	if (!strncmp(args->name, WQ_KERNEL_PREFIX, strlen(WQ_KERNEL_PREFIX)))
 		return -EACCES;
 	if ((max_items > items_ceil || max_tracked > tracked_ceil) &&
 	    !capable(CAP_SYS_RESOURCE))

@@ -4,7 +4,7 @@
  * namespace of their creator"): another namespace neither sees, opens nor
  * destroys a queue and may reuse its name; a namespace that goes away takes
  * its queues with it, and one that is alive keeps them; names beginning
- * with a dot are the kernel API's. The other namespaces are made by
+ * with "kernel." are the kernel API's. The other namespaces are made by
  * children with unshare(CLONE_NEWIPC).
  */
 #include "wq_test_util.h"
@@ -22,6 +22,8 @@ FIXTURE_SETUP(ns)
 {
 	if (!wqt_have_dev())
 		SKIP(return, "/dev/wq missing (module not loaded)");
+	if (access("/proc/self/ns/ipc", F_OK))
+		SKIP(return, "no IPC namespaces in this kernel");
 	wqt_name(self->name, "ns");
 	self->fd = wq_create(self->name, NULL);
 	ASSERT_GE(self->fd, 0);
@@ -145,25 +147,25 @@ TEST_F(ns, namespace_going_away_destroys_its_queues)
 	close(c.dev);
 }
 
-/* Names beginning with a dot are the kernel API's: no user creates one. */
-static int dotted_name(void *arg)
+/* Names beginning with "kernel." are the kernel API's: no user makes one. */
+static int kernel_name(void *arg)
 {
 	int fd;
 
 	(void)arg;
-	CHILD_CHECK(wq_create(".wqtest", NULL) == -EACCES);
-	fd = wq_create("wqtest.dot", NULL);	/* a dot inside: ordinary */
+	CHILD_CHECK(wq_create(WQ_KERNEL_PREFIX "wqtest", NULL) == -EACCES);
+	fd = wq_create("wqtest.kernel.x", NULL);	/* not a prefix: ordinary */
 	CHILD_CHECK(fd >= 0);
-	CHILD_CHECK(wq_destroy("wqtest.dot") == 0);
+	CHILD_CHECK(wq_destroy("wqtest.kernel.x") == 0);
 	wq_close(fd);
 	return 0;
 }
 
-TEST_F(ns, dotted_names_are_the_kernels)
+TEST_F(ns, kernel_prefix_is_the_kernels)
 {
-	EXPECT_EQ(-EACCES, wq_create(".wqtest", NULL));	/* root too */
-	EXPECT_EQ(-ENOENT, wq_open(".wqtest"));
-	EXPECT_EQ(0, as_user(UID_A, dotted_name, NULL));
+	EXPECT_EQ(-EACCES, wq_create("kernel.wqtest", NULL));	/* root too */
+	EXPECT_EQ(-ENOENT, wq_open("kernel.wqtest"));
+	EXPECT_EQ(0, as_user(UID_A, kernel_name, NULL));
 }
 
 TEST_HARNESS_MAIN

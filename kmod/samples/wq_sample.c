@@ -8,10 +8,10 @@
  * so the queue's dedup is visible. workers kthreads take keys, "process"
  * them, and fail every fail_every-th attempt, which they retry through
  * kwq_add_rate_limited() (backing off per key); a success is kwq_forget().
- * The queue is named (name=.sample: a leading dot reserves the name for
+ * The queue is named (name=kernel.sample: the prefix reserves the name for
  * the kernel, no user can take it first), so userspace watches it with
- * `wqctl stat .sample`; with workers=0 userspace is the consumer:
- * `wqctl get .sample --done`.
+ * `wqctl stat kernel.sample`; with workers=0 userspace is the consumer:
+ * `wqctl get kernel.sample --done`.
  *
  * Exit order: stop the producer, shut the queue down (workers drain what is
  * queued and see -ESHUTDOWN), stop the workers, drop the name and the
@@ -30,9 +30,9 @@
 
 #define SAMPLE_MAX_WORKERS 8
 
-static char *name = ".sample";
+static char *name = WQ_KERNEL_PREFIX "sample";
 module_param(name, charp, 0444);
-MODULE_PARM_DESC(name, "queue name (default .sample: a dot reserves it for the kernel)");
+MODULE_PARM_DESC(name, "queue name (default kernel.sample: the prefix reserves it for the kernel)");
 static unsigned int workers = 2;
 module_param(workers, uint, 0444);
 MODULE_PARM_DESC(workers, "worker kthreads, 0..8 (0: userspace consumes)");

@@ -154,11 +154,11 @@ static void kapi_named(void)
 		kwq_put(q2);
 	}
 	CHECK_EQ(1, kwq_len(q));
-	/* a dotted name (reserved for the kernel) is an ordinary one here */
-	q2 = kwq_create(".kapi-test", NULL);
+	/* a reserved name (WQ_KERNEL_PREFIX) is an ordinary one here */
+	q2 = kwq_create("kernel.kapi-test", NULL);
 	CHECK(!IS_ERR(q2));
 	if (!IS_ERR(q2)) {
-		anon = kwq_open(".kapi-test");
+		anon = kwq_open("kernel.kapi-test");
 		CHECK(anon == q2);
 		if (!IS_ERR(anon))
 			kwq_put(anon);

@@ -43,6 +43,12 @@
 
 #define WQ_KEY_MAX		4096	/* longest key, in bytes */
 #define WQ_NAME_MAX		64	/* queue name buffer, NUL included */
+/*
+ * Names beginning with this are the kernel API's (kwq_create()): a user's
+ * WQ_IOC_CREATE of one is -EACCES, so no user can take a module's name
+ * first. Users open them as any other (the queue's mode decides).
+ */
+#define WQ_KERNEL_PREFIX	"kernel."
 #define WQ_LIMITER_TERMS_MAX	8	/* limiters in one max-of list */
 /*
  * What a key costs its queue's owner against the key-bytes quota: its

@@ -11,11 +11,11 @@
  *
  * Names: the kernel API's names are those of the initial IPC namespace
  * (userspace in another IPC namespace neither sees nor opens them, as with
- * POSIX message queues). Names beginning with a dot (".mydriver") are
- * reserved for the kernel API: no user can create one, so none can take
- * the name before the module does. Any other name is shared with the
- * initial namespace's users, and whoever creates it first owns it
- * (kwq_create() then fails with -EEXIST): use a dotted name.
+ * POSIX message queues). Names beginning with WQ_KERNEL_PREFIX
+ * ("kernel.mydriver") are reserved for the kernel API: no user can create
+ * one, so none can take the name before the module does. Any other name
+ * is shared with the initial namespace's users, and whoever creates it
+ * first owns it (kwq_create() then fails with -EEXIST): use the prefix.
  *
  * Keys are byte strings of 1 to WQ_KEY_MAX bytes, compared by their bytes.
  * On an anonymous queue (kwq_create(NULL, ...)) a module that wants pointer
