@@ -33,8 +33,9 @@ static int kwq_check_key(const void *key, size_t len)
  * kwq_create() - create a queue
  * @name: a name ([A-Za-z0-9._-]{1,63}) to register the queue under, so that
  *	userspace (/dev/wq) and other modules can open it; NULL for a private
- *	queue. Kernel names live in the initial IPC namespace; a leading dot
- *	(".mydriver") reserves the name: users cannot create it.
+ *	queue. Kernel names live in the initial IPC namespace; the prefix
+ *	WQ_KERNEL_PREFIX ("kernel.mydriver") reserves the name: users cannot
+ *	create it.
  * @attr: limits, rate limiter and mode; NULL for the defaults
  *
  * Context: process context; sleeps.
@@ -162,7 +163,7 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 	if (!item)
 		return -ENOMEM;
 	memcpy(item->key.data, key, len);
-	return kwq_add_item(q, item, delay_ns, flags, gfp);
+	return kwq_add_item(q, item, delay_ns, flags, gfp, KTIME_MAX);
 }
 
 /**
@@ -365,7 +366,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_num_requeues, WQ_NS);
  *
  * Context: process context; sleeps.
  * Return: 0; -ETIMEDOUT; -ECANCELED (a kwq_shutdown() cut it short);
- * -ERESTARTSYS (signal).
+ * -EINTR (signal; never restarted, see kwq_queue_drain()).
  */
 int kwq_shutdown_with_drain(struct kwq *q, u64 timeout_ns)
 {

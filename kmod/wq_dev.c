@@ -30,35 +30,6 @@
 #include "wq_record.h"
 #include "wq_registry.h"
 
-/**
- * struct wq_handle - one open file of /dev/wq
- * @bind_lock: serializes CREATE and OPEN on this file
- * @q: the bound queue (one reference), or NULL
- * @access: MAY_READ and/or MAY_WRITE, fixed when @q is set (and published
- *	with it)
- * @unlimited: bound by a holder of CAP_SYS_RESOURCE: its adds are charged
- *	beyond the queue owner's budget (wq_quota.h); fixed with @access, so
- *	it goes with the file (fork, SCM_RIGHTS), as open-time rights do
- * @holder: keys this handle got and has not done yet
- * @file: the file (for its O_NONBLOCK)
- */
-struct wq_handle {
-	struct mutex bind_lock;		/* serializes binding */
-	struct kwq *q;
-	int access;
-	bool unlimited;
-	struct kwq_holder holder;
-	struct file *file;
-};
-
-/*
- * What the keys userspace adds are allocated with: charged to the caller's
- * memory cgroup, and refused (-ENOMEM) rather than calling the OOM killer
- * when the cgroup or the machine is out of memory: a queue that cannot
- * take a key says so, as a bounded one does.
- */
-#define WQ_GFP_KEYS	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
-
 /* The access a file of /dev/wq was opened with, as MAY_* bits. */
 static int wq_file_access(const struct file *file)
 {
@@ -108,8 +79,14 @@ out:
 	return ret;
 }
 
-/* Deadlines: WQ_DEADLINE_NONE waits forever; others must fit a ktime_t. */
-static int wq_deadline(u64 ns, ktime_t *deadline)
+/**
+ * wq_deadline() - a deadline_ns field as a ktime_t
+ * @ns: WQ_DEADLINE_NONE (wait forever), or a time that fits a ktime_t
+ * @deadline: set to the time, KTIME_MAX for none
+ *
+ * Return: 0 or -EINVAL.
+ */
+int wq_deadline(u64 ns, ktime_t *deadline)
 {
 	if (ns == WQ_DEADLINE_NONE) {
 		*deadline = KTIME_MAX;
@@ -132,9 +109,9 @@ static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 	mi->default_max_items = READ_ONCE(wq_default_max_items);
 	mi->max_items_limit = READ_ONCE(wq_max_items_limit);
 	mi->limiter_terms_max = WQ_LIMITER_TERMS_MAX;
-	mi->add_flags = WQ_ADD_RATE_LIMITED;
+	mi->add_flags = WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT;
 	mi->get_flags = WQ_GET_NONBLOCK | WQ_GET_DETACH;
-	mi->shutdown_flags = WQ_SHUTDOWN_DRAIN;
+	mi->shutdown_flags = WQ_SHUTDOWN_DRAIN | WQ_SHUTDOWN_DISCARD;
 	mi->default_max_tracked = READ_ONCE(wq_default_max_tracked);
 	mi->user_max_queues = READ_ONCE(wq_user_max_queues);
 	mi->unpriv_max_items = READ_ONCE(wq_unpriv_max_items);
@@ -142,6 +119,7 @@ static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 	mi->key_cost = WQ_KEY_COST;
 	mi->user_max_key_bytes = READ_ONCE(wq_user_max_key_bytes);
 	wq_quota_usage(wq_quota_uid(), &mi->user_queues, &mi->user_key_bytes);
+	mi->batch_max = WQ_BATCH_MAX;
 	return 0;
 }
 
@@ -231,14 +209,25 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 {
 	struct wq_add *a = arg;
 	unsigned int flags = h->unlimited ? KWQ_ADD_UNLIMITED : 0;
+	ktime_t deadline = KTIME_MAX;
 	struct kwq_item *item;
 
-	if ((a->flags & ~WQ_ADD_RATE_LIMITED) || kwq_check_key_len(a->key_len))
+	if ((a->flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT)) ||
+	    kwq_check_key_len(a->key_len))
 		return -EINVAL;
 	if (a->flags & WQ_ADD_RATE_LIMITED) {
 		if (a->delay_ns)
 			return -EINVAL;
 		flags |= KWQ_ADD_RATE_LIMITED;
+	}
+	if (a->flags & WQ_ADD_WAIT) {
+		if (wq_deadline(a->deadline_ns, &deadline))
+			return -EINVAL;
+		/* an O_NONBLOCK file never sleeps: -EAGAIN (libwq.md) */
+		if (!(h->file->f_flags & O_NONBLOCK))
+			flags |= KWQ_ADD_WAIT;
+	} else if (a->deadline_ns) {
+		return -EINVAL;
 	}
 	item = kwq_record_alloc(a->key_len, WQ_GFP_KEYS);
 	if (!item)
@@ -248,7 +237,7 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 		kwq_record_free(item);
 		return -EFAULT;
 	}
-	return kwq_add_item(q, item, &a->delay_ns, flags, WQ_GFP_KEYS);
+	return kwq_add_item(q, item, &a->delay_ns, flags, WQ_GFP_KEYS, deadline);
 }
 
 static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
@@ -348,13 +337,17 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
 	struct wq_shutdown *s = arg;
 	ktime_t deadline;
 
-	if ((s->flags & ~WQ_SHUTDOWN_DRAIN) || s->reserved)
+	if ((s->flags & ~(WQ_SHUTDOWN_DRAIN | WQ_SHUTDOWN_DISCARD)) ||
+	    s->reserved ||
+	    (s->flags == (WQ_SHUTDOWN_DRAIN | WQ_SHUTDOWN_DISCARD)))
 		return -EINVAL;
 	if (!(s->flags & WQ_SHUTDOWN_DRAIN)) {
 		if (s->deadline_ns)
 			return -EINVAL;
+		if (s->flags & WQ_SHUTDOWN_DISCARD)
+			return min_t(unsigned int, kwq_queue_discard(q), INT_MAX);
 		kwq_queue_shutdown(q);
-		kwq_delay_drop_all(q);	/* none left waiting when we return */
+		kwq_delay_drop_all(q, NULL);	/* none left waiting on return */
 		return 0;
 	}
 	if (wq_deadline(s->deadline_ns, &deadline))
@@ -368,9 +361,6 @@ static long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
 	wq_registry_info(q, arg);
 	return 0;
 }
-
-typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
-			  void __user *uarg);
 
 /* Flags of struct wq_ioctl_op. */
 #define WQ_OP_BOUND		BIT(0)	/* needs a bound handle (-EBADF) */
@@ -422,6 +412,12 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value, WQ_OP_WRITE),
 	WQ_OP(WQ_IOC_NUM_REQUEUES, wq_ioc_num_requeues, struct wq_key, value,
 	      WQ_OP_BOUND),
+	WQ_OP(WQ_IOC_ADD_BATCH, wq_ioc_add_batch, struct wq_batch, deadline_ns,
+	      WQ_OP_WRITE),
+	WQ_OP(WQ_IOC_GET_BATCH, wq_ioc_get_batch, struct wq_batch, deadline_ns,
+	      WQ_OP_READ),
+	WQ_OP(WQ_IOC_DONE_BATCH, wq_ioc_done_batch, struct wq_batch,
+	      deadline_ns, WQ_OP_READ),
 };
 
 union wq_ioctl_buf {
@@ -434,6 +430,7 @@ union wq_ioctl_buf {
 	struct wq_key key;
 	struct wq_shutdown shutdown;
 	struct wq_queue_info info;
+	struct wq_batch batch;
 };
 
 static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -504,6 +501,7 @@ static __poll_t wq_poll(struct file *file, struct poll_table_struct *pt)
 	if (!q)
 		return EPOLLERR;
 	poll_wait(file, &q->getters, pt);
+	poll_wait(file, &q->producers, pt);
 	return kwq_queue_poll(q);
 }
 

@@ -55,6 +55,7 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 	INIT_LIST_HEAD(&q->idle);
 	q->max_tracked = max_tracked;
 	init_waitqueue_head(&q->getters);
+	init_waitqueue_head(&q->producers);
 	init_waitqueue_head(&q->drainers);
 	kref_init(&q->ref);
 	INIT_HLIST_NODE(&q->name_node);
@@ -121,6 +122,27 @@ void kwq_wake_getters(struct kwq *q, unsigned int n)
 			  poll_to_key(EPOLLIN | EPOLLRDNORM));
 }
 
+/**
+ * kwq_wake_producers() - wake a producer for each of @n slots just freed
+ * @q: the queue
+ * @n: keys that stopped being held since q->lock was taken
+ *
+ * Called after q->lock is dropped. No wake-up is lost, as for
+ * kwq_wake_getters(): a producer is on q->producers before it looks at
+ * q->nr_held under q->lock, and wq_has_sleeper()'s barrier orders the
+ * freeing (made under q->lock, before this call) before the look at the
+ * wait queue. Pollers waiting for EPOLLOUT are woken too.
+ *
+ * Context: any context; not under q->lock.
+ */
+void kwq_wake_producers(struct kwq *q, unsigned int n)
+{
+	if (n && wq_has_sleeper(&q->producers))
+		__wake_up(&q->producers, TASK_NORMAL,
+			  min_t(unsigned int, n, INT_MAX),
+			  poll_to_key(EPOLLOUT | EPOLLWRNORM));
+}
+
 /*
  * Queue a key at the tail (or, to undo a get, at the head). The caller
  * wakes consumers after unlocking (kwq_wake_getters()).
@@ -137,6 +159,19 @@ static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item,
 	WRITE_ONCE(q->nr_queued, q->nr_queued + 1);
 }
 
+/* A PROCESSING record stops processing (off its holder, not dirty). */
+static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	list_del_init(&item->link);
+	item->holder = NULL;
+	/* a discard zeroed nr_dirty and left the marks to be ignored */
+	if ((item->flags & KWQ_ITEM_DIRTY) && !q->discarded)
+		q->nr_dirty--;
+	item->flags &= ~(KWQ_ITEM_PROCESSING | KWQ_ITEM_DIRTY);
+	q->nr_processing--;
+}
+
 /**
  * kwq_requeue_locked() - a processing key goes back on the queue, whether
  * it was dirty or not
@@ -144,22 +179,25 @@ static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item,
  * @item: a PROCESSING record
  * @head: at the head (undoing a get) rather than the tail
  *
- * The caller wakes consumers after unlocking (kwq_wake_getters()).
+ * After a discarding shutdown nothing goes back: the key is dropped
+ * (@item may be freed on return). The caller wakes consumers after
+ * unlocking (kwq_wake_getters()).
  */
 void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head)
 {
-	lockdep_assert_held(&q->lock);
-	list_del_init(&item->link);
-	item->holder = NULL;
-	if (item->flags & KWQ_ITEM_DIRTY)
-		q->nr_dirty--;
-	item->flags &= ~(KWQ_ITEM_PROCESSING | KWQ_ITEM_DIRTY);
-	q->nr_processing--;
-	kwq_enqueue_locked(q, item, head);
+	kwq_end_processing_locked(q, item);
+	if (q->discarded)
+		kwq_record_unhold_locked(q, item);
+	else
+		kwq_enqueue_locked(q, item, head);
 }
 
-/* Drain waiters look again once nothing is queued or processing. */
-static void kwq_wake_drainers_locked(struct kwq *q)
+/**
+ * kwq_wake_drainers_locked() - drain waiters look again once nothing is
+ * queued or processing
+ * @q: the queue (q->lock held)
+ */
+void kwq_wake_drainers_locked(struct kwq *q)
 {
 	lockdep_assert_held(&q->lock);
 	if (q->nr_drainers && !q->nr_queued && !q->nr_processing)
@@ -213,67 +251,138 @@ void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
 }
 
 /**
- * struct kwq_get_req - what one Get asks for and gets
- * @holder: the handle that will own the key, or NULL
- * @buf: receives the key
- * @cap: size of @buf
- * @len: out: the key length (also with -EMSGSIZE)
- * @gen: out: the hand-out generation
- * @hup: out: the get took the last key of a queue shutting down (pollers
- *	must see EPOLLHUP)
+ * kwq_queue_add_many() - Add of each of @n keys, one hold of q->lock
+ * @q: the queue
+ * @items: records from kwq_record_alloc() with their keys filled in, or
+ *	NULL for a key that failed already; each is consumed (kept as its
+ *	key's record, or freed) and its slot set to NULL
+ * @res: out: each key's result (0, -ESHUTDOWN, -EAGAIN, -EDQUOT); left
+ *	alone where @items is NULL
+ * @n: 1..KWQ_BATCH
+ * @unlimited: the adder has CAP_SYS_RESOURCE (kwq_record_hold_locked())
+ * @gfp: how the caller may allocate (the key table's growth)
+ *
+ * Each key as kwq_add_item() without a delay: queued at the tail,
+ * coalesced, or marked dirty; a key twice in @items is coalesced like any
+ * other. Consumers are woken for the keys queued, after the lock is
+ * dropped.
+ *
+ * Context: any context @gfp allows; not under q->lock.
+ * Return: how many keys were added.
  */
-struct kwq_get_req {
-	struct kwq_holder *holder;
-	void *buf;
-	u32 cap;
-	u32 len;
-	u64 gen;
-	bool hup;
-};
+unsigned int kwq_queue_add_many(struct kwq *q, struct kwq_item **items,
+				int *res, unsigned int n, bool unlimited,
+				gfp_t gfp)
+{
+	unsigned int i, ok = 0, queued;
+	struct kwq_item *item;
+	unsigned long flags;
 
-/* Take the head key: 0, -EMSGSIZE, -ESHUTDOWN, or -EAGAIN (empty). */
-static int kwq_get_locked(struct kwq *q, struct kwq_get_req *r)
+	if (WARN_ON_ONCE(n > KWQ_BATCH))
+		n = KWQ_BATCH;
+	for (i = 0; i < n; i++)
+		if (items[i])
+			kwq_record_prepare(q, items[i], gfp);
+
+	spin_lock_irqsave(&q->lock, flags);
+	queued = q->nr_queued;
+	for (i = 0; i < n; i++) {
+		if (!items[i])
+			continue;
+		item = kwq_accept_locked(q, &items[i], unlimited);
+		if (IS_ERR(item)) {
+			res[i] = PTR_ERR(item);
+			continue;
+		}
+		kwq_mark_pending_locked(q, item);
+		res[i] = 0;
+		ok++;
+	}
+	queued = q->nr_queued - queued;
+	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_wake_getters(q, queued);
+
+	for (i = 0; i < n; i++) {
+		if (items[i])
+			kwq_record_free(items[i]);
+		items[i] = NULL;
+	}
+	return ok;
+}
+
+/* Take the head key into @t: 0, -EMSGSIZE (stays queued), -ENOENT (none). */
+static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off)
 {
 	struct kwq_item *item;
+	u32 i = t->taken;
 
-	lockdep_assert_held(&q->lock);
 	item = list_first_entry_or_null(&q->fifo, struct kwq_item, link);
-	if (!item)
-		return q->shutting_down ? -ESHUTDOWN : -EAGAIN;
-	r->len = item->key.len;
-	if (item->key.len > r->cap)
-		return -EMSGSIZE;		/* it stays queued */
-	memcpy(r->buf, item->key.data, item->key.len);
+	if (!item || q->discarded)
+		return -ENOENT;
+	if (item->key.len > t->cap - *off) {
+		if (!i)
+			t->lens[0] = item->key.len;
+		return -EMSGSIZE;
+	}
+	memcpy(t->buf + *off, item->key.data, item->key.len);
+	*off += item->key.len;
+	t->lens[i] = item->key.len;
 
 	list_del_init(&item->link);
 	WRITE_ONCE(q->nr_queued, q->nr_queued - 1);
 	item->flags = (item->flags & ~KWQ_ITEM_QUEUED) | KWQ_ITEM_PROCESSING;
 	q->nr_processing++;
-	item->holder = r->holder;
-	if (r->holder)
-		list_add_tail(&item->link, &r->holder->held);
+	item->holder = t->holder;
+	if (t->holder)
+		list_add_tail(&item->link, &t->holder->held);
 	/* per queue, so a record freed and made again never repeats one */
-	r->gen = ++q->gen_seq;
-	item->gen = r->gen;
-	r->hup = q->shutting_down && !q->nr_queued;
+	t->gens[i] = ++q->gen_seq;
+	item->gen = t->gens[i];
+	t->taken++;
 	return 0;
 }
 
-/* A wait condition: -EAGAIN to keep waiting, anything else to stop. */
-typedef int (*kwq_cond_fn)(struct kwq *q, void *arg);
-
 /*
- * Sleep on @wqh until @cond (called under q->lock) returns anything but
- * -EAGAIN, the absolute CLOCK_MONOTONIC @deadline passes (-ETIMEDOUT;
- * KTIME_MAX never does) or a signal comes (-ERESTARTSYS).
+ * Take up to t->n head keys that fit: 0 (at least one), -EMSGSIZE (the
+ * first does not fit), -ESHUTDOWN, or -EAGAIN (nothing queued).
+ */
+static int kwq_take_locked(struct kwq *q, struct kwq_take *t)
+{
+	u32 off = 0;
+	int ret = 0;
+
+	lockdep_assert_held(&q->lock);
+	while (t->taken < t->n && !ret)
+		ret = kwq_take_one_locked(q, t, &off);
+	if (t->taken) {
+		t->hup = q->shutting_down && !q->nr_queued;
+		return 0;
+	}
+	if (ret == -EMSGSIZE)
+		return ret;
+	return q->shutting_down ? -ESHUTDOWN : -EAGAIN;
+}
+
+/**
+ * kwq_wait() - sleep until a condition holds
+ * @q: the queue
+ * @wqh: the wait queue to sleep on
+ * @exclusive: an exclusive waiter (one wake-up wakes one)
+ * @deadline: absolute CLOCK_MONOTONIC time to give up, or KTIME_MAX
+ * @state: TASK_INTERRUPTIBLE or TASK_KILLABLE
+ * @cond: called under q->lock; -EAGAIN to keep waiting
+ * @arg: for @cond
  *
  * No wake-up is lost: the task is on @wqh, in @state, before @cond looks
  * at the queue under q->lock, and every change that can make @cond true is
  * made under q->lock and followed by a wake-up of @wqh.
+ *
+ * Context: process context; sleeps.
+ * Return: what @cond returned, -ETIMEDOUT, or -ERESTARTSYS on a signal.
  */
-static int kwq_wait(struct kwq *q, struct wait_queue_head *wqh,
-		    bool exclusive, ktime_t deadline, unsigned int state,
-		    kwq_cond_fn cond, void *arg)
+int kwq_wait(struct kwq *q, struct wait_queue_head *wqh, bool exclusive,
+	     ktime_t deadline, unsigned int state, kwq_cond_fn cond,
+	     void *arg)
 {
 	unsigned long flags;
 	DEFINE_WAIT(wait);
@@ -310,9 +419,63 @@ static int kwq_wait(struct kwq *q, struct wait_queue_head *wqh,
 	return ret;
 }
 
-static int kwq_get_cond(struct kwq *q, void *arg)
+static int kwq_take_cond(struct kwq *q, void *arg)
 {
-	return kwq_get_locked(q, arg);
+	return kwq_take_locked(q, arg);
+}
+
+/**
+ * kwq_queue_take() - Get of up to t->n keys: the first waited for, then
+ * whatever is queued and fits
+ * @q: the queue
+ * @t: the request; t->taken and t->hup must be 0
+ * @deadline: absolute CLOCK_MONOTONIC time to give up on the first key, or
+ *	KTIME_MAX
+ * @flags: KWQ_GET_*
+ *
+ * The keys become processing, in FIFO order, owned by t->holder (put back
+ * on the queue when it is released) or detached (NULL). Keys queued before
+ * a shutdown are still handed out; -ESHUTDOWN comes once the queue is
+ * shutting down and empty (at once after a discard). One hold of q->lock.
+ *
+ * Context: process context; sleeps unless KWQ_GET_NONBLOCK (then any
+ * context).
+ * Return: 0 (t->taken >= 1); -EAGAIN (KWQ_GET_NONBLOCK and nothing
+ * queued); -ETIMEDOUT; -ERESTARTSYS (signal); -EMSGSIZE (the first key
+ * does not fit: t->lens[0] is its length, it stays queued); -ESHUTDOWN.
+ */
+int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
+		   unsigned int flags)
+{
+	unsigned int state = (flags & KWQ_GET_KILLABLE) ? TASK_KILLABLE :
+							    TASK_INTERRUPTIBLE;
+	unsigned long irqflags;
+	int ret;
+
+	if (WARN_ON_ONCE(!t->n || t->n > KWQ_BATCH))
+		return -EINVAL;
+	if (flags & KWQ_GET_NONBLOCK) {
+		spin_lock_irqsave(&q->lock, irqflags);
+		ret = kwq_take_locked(q, t);
+		spin_unlock_irqrestore(&q->lock, irqflags);
+	} else {
+		might_sleep();
+		ret = kwq_wait(q, &q->getters, true, deadline, state,
+			       kwq_take_cond, t);
+		/*
+		 * An exclusive waiter may have been woken for a key it did
+		 * not take (it left without one, or took another it had
+		 * found first): while keys are queued it passes the wake-up
+		 * on, so no key is stranded while other consumers sleep.
+		 */
+		if (ret != -ESHUTDOWN && READ_ONCE(q->nr_queued))
+			wake_up(&q->getters);
+	}
+	/* the transition into EPOLLHUP: edge-triggered pollers see it */
+	if (t->hup)
+		__wake_up(&q->getters, TASK_NORMAL, 0,
+			  poll_to_key(EPOLLIN | EPOLLRDNORM | EPOLLHUP));
+	return ret;
 }
 
 /**
@@ -327,48 +490,26 @@ static int kwq_get_cond(struct kwq *q, void *arg)
  * @deadline: absolute CLOCK_MONOTONIC time to give up, or KTIME_MAX
  * @flags: KWQ_GET_*
  *
- * Keys queued before a shutdown are still handed out; -ESHUTDOWN comes
- * once the queue is shutting down and empty.
+ * kwq_queue_take() of one key.
  *
- * Context: process context; sleeps unless KWQ_GET_NONBLOCK (then any
- * context).
- * Return: 0; -EAGAIN (KWQ_GET_NONBLOCK and nothing queued); -ETIMEDOUT;
- * -ERESTARTSYS (signal); -EMSGSIZE (@cap too small; the key stays queued);
- * -ESHUTDOWN.
+ * Context: as kwq_queue_take().
+ * Return: as kwq_queue_take().
  */
 int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 		  u32 cap, u32 *len, u64 *gen, ktime_t deadline,
 		  unsigned int flags)
 {
-	struct kwq_get_req r = { .holder = holder, .buf = buf, .cap = cap };
-	unsigned int state = (flags & KWQ_GET_KILLABLE) ? TASK_KILLABLE :
-							    TASK_INTERRUPTIBLE;
-	unsigned long irqflags;
+	u64 g = 0;
+	struct kwq_take t = {
+		.holder = holder, .buf = buf, .cap = cap, .n = 1,
+		.lens = len, .gens = &g,
+	};
 	int ret;
 
-	if (flags & KWQ_GET_NONBLOCK) {
-		spin_lock_irqsave(&q->lock, irqflags);
-		ret = kwq_get_locked(q, &r);
-		spin_unlock_irqrestore(&q->lock, irqflags);
-	} else {
-		might_sleep();
-		ret = kwq_wait(q, &q->getters, true, deadline, state,
-			       kwq_get_cond, &r);
-		/*
-		 * An exclusive waiter may have been woken for a key it did
-		 * not take (it left without one, or took another it had
-		 * found first): while keys are queued it passes the wake-up
-		 * on, so no key is stranded while other consumers sleep.
-		 */
-		if (ret != -ESHUTDOWN && READ_ONCE(q->nr_queued))
-			wake_up(&q->getters);
-	}
-	/* the transition into EPOLLHUP: edge-triggered pollers see it */
-	if (r.hup)
-		__wake_up(&q->getters, TASK_NORMAL, 0, poll_to_key(EPOLLHUP));
-	*len = r.len;
+	*len = 0;
+	ret = kwq_queue_take(q, &t, deadline, flags);
 	if (gen)
-		*gen = r.gen;
+		*gen = g;
 	return ret;
 }
 
@@ -405,20 +546,70 @@ void kwq_queue_unget(struct kwq *q, struct kwq_holder *holder,
 	kwq_wake_getters(q, queued);
 }
 
-/* End processing of @item: queue it again if dirty, else unhold it. */
+/*
+ * End processing of @item: queue it again if dirty (unless a discard
+ * dropped the mark), else unhold it (@item may be freed).
+ */
 static void kwq_finish_locked(struct kwq *q, struct kwq_item *item)
 {
 	lockdep_assert_held(&q->lock);
-	if (item->flags & KWQ_ITEM_DIRTY) {
+	if ((item->flags & KWQ_ITEM_DIRTY) && !q->discarded) {
 		kwq_requeue_locked(q, item, false);
 	} else {
-		list_del_init(&item->link);
-		item->holder = NULL;
-		item->flags &= ~KWQ_ITEM_PROCESSING;
-		q->nr_processing--;
+		kwq_end_processing_locked(q, item);
 		kwq_record_unhold_locked(q, item);
 	}
 	kwq_wake_drainers_locked(q);
+}
+
+/**
+ * kwq_queue_done_many() - Done of each of @n keys, one hold of q->lock
+ * @q: the queue
+ * @keys: the keys
+ * @res: out: each key's result (0 or -ENOENT), @n entries
+ * @n: 1..KWQ_BATCH
+ *
+ * A key added while processing goes to the tail of the queue (also after
+ * shutdown, not after a discard). Any handle may end any key's processing.
+ * Consumers are woken for the keys queued again, producers for the slots
+ * freed, after the lock is dropped.
+ *
+ * Context: any context.
+ * Return: how many keys were processing (and are done now).
+ */
+unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
+				 int *res, unsigned int n)
+{
+	u64 hash[KWQ_BATCH];
+	unsigned int i, ok = 0, queued, held;
+	struct kwq_item *item;
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(n > KWQ_BATCH))
+		n = KWQ_BATCH;
+	for (i = 0; i < n; i++)
+		hash[i] = kwq_record_hash(q, keys[i].data, keys[i].len);
+
+	spin_lock_irqsave(&q->lock, flags);
+	queued = q->nr_queued;
+	held = q->nr_held;
+	for (i = 0; i < n; i++) {
+		item = kwq_record_find_locked(q, hash[i], keys[i].data,
+					      keys[i].len);
+		if (item && (item->flags & KWQ_ITEM_PROCESSING)) {
+			kwq_finish_locked(q, item);
+			res[i] = 0;
+			ok++;
+		} else {
+			res[i] = -ENOENT;
+		}
+	}
+	queued = q->nr_queued - queued;
+	held -= q->nr_held;
+	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_wake_getters(q, queued);
+	kwq_wake_producers(q, held);
+	return ok;
 }
 
 /**
@@ -427,8 +618,7 @@ static void kwq_finish_locked(struct kwq *q, struct kwq_item *item)
  * @key: the key
  * @len: its length
  *
- * If the key was added while processing, it goes to the tail of the queue
- * (also after shutdown). Any handle may end any key's processing.
+ * kwq_queue_done_many() of one key.
  *
  * Context: any context.
  * Return: 0, or -ENOENT if the key is not being processed (a stray done
@@ -436,23 +626,11 @@ static void kwq_finish_locked(struct kwq *q, struct kwq_item *item)
  */
 int kwq_queue_done(struct kwq *q, const void *key, u32 len)
 {
-	u64 hash = kwq_record_hash(q, key, len);
-	struct kwq_item *item;
-	unsigned long flags;
-	unsigned int was;
-	int ret = 0;
+	struct kwq_keyref k = { .data = key, .len = len };
+	int res;
 
-	spin_lock_irqsave(&q->lock, flags);
-	was = q->nr_queued;
-	item = kwq_record_find_locked(q, hash, key, len);
-	if (item && (item->flags & KWQ_ITEM_PROCESSING))
-		kwq_finish_locked(q, item);
-	else
-		ret = -ENOENT;
-	was = q->nr_queued - was;
-	spin_unlock_irqrestore(&q->lock, flags);
-	kwq_wake_getters(q, was);
-	return ret;
+	kwq_queue_done_many(q, &k, &res, 1);
+	return res;
 }
 
 /**
@@ -468,121 +646,68 @@ unsigned int kwq_queue_len(struct kwq *q)
 }
 
 /**
- * kwq_queue_shutdown() - ShutDown: refuse new keys, wake every waiter
+ * kwq_queue_poll() - readiness for poll()
  * @q: the queue
  *
- * Queued keys are still handed out; waiting (AddAfter) keys are dropped:
- * a bounded batch at once, the rest by q->drop_work (or by the caller,
- * with kwq_delay_drop_all(), where it may sleep). Every drain waiting at
- * this moment returns -ECANCELED (0 if the queue is drained by then).
- * Idempotent.
- *
- * Context: any context.
- */
-void kwq_queue_shutdown(struct kwq *q)
-{
-	unsigned long flags;
-	bool more;
-
-	spin_lock_irqsave(&q->lock, flags);
-	WRITE_ONCE(q->shutting_down, true);
-	q->drain_cancel++;
-	more = kwq_delay_drop_locked(q);
-	spin_unlock_irqrestore(&q->lock, flags);
-	if (more)
-		schedule_work(&q->drop_work);
-	wake_up_all(&q->getters);
-	wake_up_all(&q->drainers);
-}
-
-struct kwq_drain_req {
-	unsigned int cancel;
-};
-
-static int kwq_drained_cond(struct kwq *q, void *arg)
-{
-	struct kwq_drain_req *d = arg;
-
-	if (!q->nr_queued && !q->nr_processing)
-		return 0;
-	if (q->drain_cancel != d->cancel)
-		return -ECANCELED;
-	return -EAGAIN;
-}
-
-/**
- * kwq_queue_drain() - ShutDownWithDrain: shut down, then wait until
- * nothing is queued and nothing is processing
- * @q: the queue
- * @deadline: absolute CLOCK_MONOTONIC time to stop waiting, or KTIME_MAX
- *
- * Consumers keep taking the queued keys meanwhile. Unlike client-go, the
- * keys still queued are waited for too (kubernetes/kubernetes#141079).
- *
- * A signal ends the wait with -EINTR, never -ERESTARTSYS: the call is not
- * restarted, also when the handler has SA_RESTART or when the task was
- * only stopped and continued (as poll() and epoll_wait(), signal(7)). A
- * plain shutdown cancels the drains waiting when it is made; a drain
- * restarted after the signal would be a new one, and a shutdown made in
- * between (by the signal handler, say) would not cut it short. So the
- * caller decides: the queue stays shut down, and a new drain waits again
- * (a shutdown made before it does not cancel it).
- *
- * Context: process context; sleeps.
- * Return: 0 once drained; -ETIMEDOUT; -ECANCELED if a plain shutdown cut
- * the wait short; -EINTR on a signal.
- */
-int kwq_queue_drain(struct kwq *q, ktime_t deadline)
-{
-	struct kwq_drain_req d;
-	unsigned long flags;
-	int ret;
-
-	might_sleep();
-	spin_lock_irqsave(&q->lock, flags);
-	WRITE_ONCE(q->shutting_down, true);
-	d.cancel = q->drain_cancel;
-	q->nr_drainers++;
-	spin_unlock_irqrestore(&q->lock, flags);
-	wake_up_all(&q->getters);
-	kwq_delay_drop_all(q);
-
-	ret = kwq_wait(q, &q->drainers, false, deadline, TASK_INTERRUPTIBLE,
-		       kwq_drained_cond, &d);
-	if (ret == -ERESTARTSYS)
-		ret = -EINTR;	/* never restarted: see above */
-
-	spin_lock_irqsave(&q->lock, flags);
-	q->nr_drainers--;
-	spin_unlock_irqrestore(&q->lock, flags);
-	return ret;
-}
-
-/**
- * kwq_queue_shutting_down() - ShuttingDown
- * @q: the queue
- *
- * Context: any context; lockless.
- * Return: true once the queue is shutting down.
- */
-bool kwq_queue_shutting_down(struct kwq *q)
-{
-	return READ_ONCE(q->shutting_down);
-}
-
-/**
- * kwq_queue_poll() - readiness for poll(): EPOLLIN when a key is queued,
- * EPOLLHUP when the queue is shutting down and empty
- * @q: the queue
+ * EPOLLIN when a Get would not block (a key is queued, or the queue is
+ * shutting down and empty), EPOLLOUT when an Add of a new key would not
+ * fail for capacity and the queue is not shutting down, EPOLLHUP when it
+ * is shutting down and empty. Pollers wait on q->getters and q->producers;
+ * every transition into a state is followed by a wake-up there: a key
+ * queued (kwq_wake_getters(), also from the delay timer), the shutdown
+ * (wake_up_all() of both), the last key taken after it (kwq_queue_take()),
+ * a slot freed (kwq_wake_producers()). The fields are read locklessly: a
+ * poller that reads stale values is woken again by the change it missed,
+ * which is made before the wake-up that follows it.
  *
  * Context: any context; lockless.
  * Return: the poll mask.
  */
 __poll_t kwq_queue_poll(struct kwq *q)
 {
-	if (READ_ONCE(q->nr_queued))
-		return EPOLLIN | EPOLLRDNORM;
-	if (READ_ONCE(q->shutting_down))
-		return EPOLLHUP;
-	return 0;
+	bool down = READ_ONCE(q->shutting_down);
+	__poll_t mask = 0;
+
+	if (READ_ONCE(q->nr_queued) && !READ_ONCE(q->discarded))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	else if (down)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLHUP;
+	if (!down && READ_ONCE(q->nr_held) < q->max_items)
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}
+
+static int kwq_room_cond(struct kwq *q, void *arg)
+{
+	if (q->shutting_down)
+		return -ESHUTDOWN;
+	return q->nr_held < q->max_items ? 0 : -EAGAIN;
+}
+
+/**
+ * kwq_queue_wait_room() - wait until the queue holds fewer than max_items
+ * keys
+ * @q: the queue
+ * @deadline: absolute CLOCK_MONOTONIC time to give up, or KTIME_MAX
+ *
+ * An exclusive wait: one freed slot wakes one producer. The room may be
+ * gone again when the caller looks (another add took it): the caller
+ * tries its add and, if the queue is full again, waits again. A producer
+ * that leaves without using a wake-up (timeout, signal) passes it on while
+ * there is room, so no slot is left with producers asleep.
+ *
+ * Context: process context; sleeps.
+ * Return: 0 (room seen), -ESHUTDOWN, -ETIMEDOUT or -ERESTARTSYS.
+ */
+int kwq_queue_wait_room(struct kwq *q, ktime_t deadline)
+{
+	int ret;
+
+	might_sleep();
+	ret = kwq_wait(q, &q->producers, true, deadline, TASK_INTERRUPTIBLE,
+		       kwq_room_cond, NULL);
+	if (ret && ret != -ESHUTDOWN &&
+	    READ_ONCE(q->nr_held) < q->max_items)
+		kwq_wake_producers(q, 1);
+	return ret;
 }

@@ -25,7 +25,8 @@
  * The layers, each in its own file, each built on the one below (as
  * client-go builds AddRateLimited as AddAfter(item, When(item))):
  *   wq_record.c     records: alloc/free, hold/unhold, the idle LRU
- *   wq_queue.c      Add, Get, Done, Len, ShutDown, drain
+ *   wq_queue.c      Add, Get, Done, Len, readiness, waiting
+ *   wq_shutdown.c   ShutDown, ShutDownWithDrain, the discarding shutdown
  *   wq_holder.c     the keys a handle holds, put back when it goes
  *   wq_delay.c      AddAfter: the waiting heap and its hrtimer
  *   wq_ratelimit.c  AddRateLimited, Forget, NumRequeues; kwq_add_item()
@@ -38,16 +39,22 @@
  *   (hardirq, softirq, under other spinlocks), and is never held across
  *   anything that sleeps, allocates or touches user memory.
  * - Order: wq_registry_lock (mutex) -> q->lock -> the wait queue locks of
- *   q->getters and q->drainers (taken by wake_up() under q->lock), the
+ *   q->getters, q->producers and q->drainers (taken by wake_up() under
+ *   q->lock), the
  *   hrtimer base lock (taken by hrtimer_start() under q->lock) and the
  *   workqueue pool lock (schedule_work() of q->grow_work when a key-table
  *   migration ends under q->lock).
  * - Consumers sleep on q->getters (exclusive: n new keys wake n
- *   consumers, after q->lock is dropped; shutdown wakes all); drain
- *   waiters on q->drainers.
+ *   consumers, after q->lock is dropped; shutdown wakes all); producers
+ *   waiting for room on q->producers (exclusive: n freed slots wake n,
+ *   after q->lock is dropped; shutdown wakes all); drain waiters on
+ *   q->drainers. Pollers wait on q->getters and q->producers (not
+ *   exclusive: every wake-up reaches them).
  * - No hold of q->lock does work that grows with the queue: the timer moves
- *   due keys, a shutdown drops waiting keys and a closing handle puts its
- *   keys back in batches of at most 64, dropping the lock in between.
+ *   due keys, a shutdown drops waiting keys, a discard drops queued keys,
+ *   a closing handle puts its keys back and a batch call takes, adds or
+ *   ends keys in batches of at most KWQ_BATCH (64), dropping the lock in
+ *   between.
  * - Delays: q->timer is an hrtimer (CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT:
  *   the callback runs in softirq on PREEMPT_RT kernels too) armed at the
  *   earliest ready time of q->waiting. It is only ever (re)started under
@@ -90,6 +97,7 @@
 				 KWQ_ITEM_WAITING)
 
 #define KWQ_INLINE_KEY		48	/* keys up to this long live inline */
+#define KWQ_BATCH		64	/* most keys moved in one hold of q->lock */
 
 struct kwq_holder;
 struct wq_user;
@@ -155,12 +163,16 @@ struct kwq_holder {
  * @limiter: [L] the rate limiter
  * @max_items: most keys held at once
  * @shutting_down: [L] set once by shutdown, never cleared
+ * @discarded: [L] set once by a discarding shutdown: nothing is handed out
+ *	or queued again (a dirty mark, a key put back), and @nr_dirty is 0
  * @nr_drainers: [L] callers waiting in kwq_queue_drain()
  * @drain_cancel: [L] bumped by each plain shutdown to cut drains short
  * @gen_seq: [L] hand-outs so far; never reused, unlike a record's memory
  * @adds: [L] keys that became pending (workqueue_adds_total)
  * @retries: [L] AddAfter calls (workqueue_retries_total)
- * @getters: consumers waiting for a key
+ * @getters: consumers waiting for a key, and pollers (EPOLLIN, EPOLLHUP)
+ * @producers: producers waiting for room (kwq_queue_wait_room()), and
+ *	pollers (EPOLLOUT)
  * @drainers: drain waiters
  * @ref: references: the registry's while named, each handle's
  * @handles: open handles (for statistics)
@@ -197,12 +209,14 @@ struct kwq {
 	struct kwq_limiter limiter;
 	unsigned int max_items;
 	bool shutting_down;
+	bool discarded;
 	unsigned int nr_drainers;
 	unsigned int drain_cancel;
 	u64 gen_seq;
 	u64 adds;
 	u64 retries;
 	wait_queue_head_t getters;
+	wait_queue_head_t producers;
 	wait_queue_head_t drainers;
 
 	struct kref ref;
@@ -251,23 +265,75 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 			    struct wq_user *owner, gfp_t gfp);
 void kwq_queue_put(struct kwq *q);
 
+/**
+ * struct kwq_take - a Get of up to @n keys, packed into one buffer
+ * @holder: the handle that will own the keys, or NULL
+ * @buf: receives the keys, one after the other
+ * @cap: size of @buf
+ * @n: most keys to take, 1..KWQ_BATCH
+ * @lens: out: their lengths (@lens[0] also with -EMSGSIZE: the length
+ *	needed); @n entries
+ * @gens: out: their hand-out generations (kwq_queue_unget()); @n entries
+ * @taken: out: how many were taken
+ * @hup: out: the last key of a queue shutting down was taken (pollers
+ *	must see EPOLLHUP)
+ */
+struct kwq_take {
+	struct kwq_holder *holder;
+	void *buf;
+	u32 cap;
+	u32 n;
+	u32 *lens;
+	u64 *gens;
+	u32 taken;
+	bool hup;
+};
+
+/**
+ * struct kwq_keyref - a key the caller owns, for a call on many keys
+ * @data: the bytes
+ * @len: their length
+ */
+struct kwq_keyref {
+	const void *data;
+	u32 len;
+};
+
 struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
 				   bool unlimited);
 void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
+unsigned int kwq_queue_add_many(struct kwq *q, struct kwq_item **items,
+				int *res, unsigned int n, bool unlimited,
+				gfp_t gfp);
 
 int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 		  u32 cap, u32 *len, u64 *gen, ktime_t deadline,
 		  unsigned int flags);
+int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
+		   unsigned int flags);
 void kwq_queue_unget(struct kwq *q, struct kwq_holder *holder,
 		     const void *key, u32 len, u64 gen);
 int kwq_queue_done(struct kwq *q, const void *key, u32 len);
+unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
+				 int *res, unsigned int n);
 unsigned int kwq_queue_len(struct kwq *q);
+__poll_t kwq_queue_poll(struct kwq *q);
+int kwq_queue_wait_room(struct kwq *q, ktime_t deadline);
+
 void kwq_queue_shutdown(struct kwq *q);
 int kwq_queue_drain(struct kwq *q, ktime_t deadline);
+unsigned int kwq_queue_discard(struct kwq *q);
 bool kwq_queue_shutting_down(struct kwq *q);
-__poll_t kwq_queue_poll(struct kwq *q);
+
+/* A wait condition: -EAGAIN to keep waiting, anything else to stop. */
+typedef int (*kwq_cond_fn)(struct kwq *q, void *arg);
+int kwq_wait(struct kwq *q, struct wait_queue_head *wqh, bool exclusive,
+	     ktime_t deadline, unsigned int state, kwq_cond_fn cond,
+	     void *arg);
 
 void kwq_wake_getters(struct kwq *q, unsigned int n);
+void kwq_wake_producers(struct kwq *q, unsigned int n);
+void kwq_wake_drainers_locked(struct kwq *q);
 void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head);
 
 void kwq_holder_init(struct kwq_holder *holder);

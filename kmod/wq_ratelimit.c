@@ -59,6 +59,8 @@ u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
  * @flags: KWQ_ADD_*
  * @gfp: how the caller may allocate (growing the key table or the heap
  *	sleeps only if @gfp allows it)
+ * @deadline: with KWQ_ADD_WAIT, absolute CLOCK_MONOTONIC time to stop
+ *	waiting for room, or KTIME_MAX; otherwise unused
  *
  * One lock hold: the key's record is found or inserted and held, then one
  * layer's step runs on it (kwq_mark_pending_locked(),
@@ -66,16 +68,22 @@ u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
  * fail is checked before that step, so a call that fails changes nothing
  * (no failure counted, no token taken). Memory is allocated outside the
  * lock; heap room only for a key that may wait and has no slot yet (an
- * AddRateLimited gets it before When, which may then say 0).
+ * AddRateLimited gets it before When, which may then say 0). With
+ * KWQ_ADD_WAIT, a new key that would exceed max_items waits for room
+ * (kwq_queue_wait_room()) and tries again; a key the queue holds already
+ * never waits.
  *
- * Context: any context @gfp allows; takes and releases q->lock.
+ * Context: any context @gfp allows (process context with KWQ_ADD_WAIT);
+ * takes and releases q->lock.
  * Return: 0 if the key is pending afterwards (queued, coalesced with a
  * queued copy, marked dirty while processing, or waiting); -ESHUTDOWN once
- * the queue is shutting down; -EAGAIN if a new key would exceed max_items;
- * -EDQUOT if it would exceed the owner's budget (wq_quota.h); -ENOMEM.
+ * the queue is shutting down (also while waiting for room); -EAGAIN if a
+ * new key would exceed max_items (without KWQ_ADD_WAIT); -ETIMEDOUT or
+ * -ERESTARTSYS (KWQ_ADD_WAIT); -EDQUOT if it would exceed the owner's
+ * budget (wq_quota.h); -ENOMEM.
  */
 int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
-		 unsigned int flags, gfp_t gfp)
+		 unsigned int flags, gfp_t gfp, ktime_t deadline)
 {
 	bool limited = flags & KWQ_ADD_RATE_LIMITED;
 	bool unlimited = flags & KWQ_ADD_UNLIMITED;
@@ -91,15 +99,23 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		spin_lock_irqsave(&q->lock, irqflags);
 		/* a slot even if When gives 0: When has side effects */
 		ret = later ? kwq_delay_room_locked(q, new) : -1;
-		if (ret < 0)
+		if (ret >= 0) {
+			spin_unlock_irqrestore(&q->lock, irqflags);
+			ret = kwq_delay_add_room(q, ret, unlimited, gfp);
+			if (ret)
+				goto out;
+			continue;
+		}
+		item = kwq_accept_locked(q, &new, unlimited);
+		if (item != ERR_PTR(-EAGAIN) || !(flags & KWQ_ADD_WAIT))
 			break;
 		spin_unlock_irqrestore(&q->lock, irqflags);
-		ret = kwq_delay_add_room(q, ret, unlimited, gfp);
+		ret = kwq_queue_wait_room(q, deadline);
 		if (ret)
 			goto out;
+		now = ktime_get();	/* delays count from the add */
 	}
 	was = q->nr_queued;
-	item = kwq_accept_locked(q, &new, unlimited);
 	ret = 0;
 	if (IS_ERR(item))
 		ret = PTR_ERR(item);

@@ -21,9 +21,10 @@
 /* Flags of kwq_add_item(). */
 #define KWQ_ADD_RATE_LIMITED	BIT(0)	/* the delay comes from the limiter */
 #define KWQ_ADD_UNLIMITED	BIT(1)	/* the adder has CAP_SYS_RESOURCE */
+#define KWQ_ADD_WAIT		BIT(2)	/* wait for room, not -EAGAIN */
 
 int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
-		 unsigned int flags, gfp_t gfp);
+		 unsigned int flags, gfp_t gfp, ktime_t deadline);
 u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now);
 int kwq_ratelimit_forget(struct kwq *q, const void *key, u32 len);
 unsigned int kwq_ratelimit_requeues(struct kwq *q, const void *key, u32 len);

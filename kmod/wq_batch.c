@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batches: WQ_IOC_ADD_BATCH, WQ_IOC_GET_BATCH and WQ_IOC_DONE_BATCH, many
+ * keys in one system call (the throughput path).
+ *
+ * The keys travel as an array of struct wq_iov, read in one copy. They are
+ * then handled in chunks of at most KWQ_BATCH keys (and WQ_BATCH_BUF bytes
+ * for GET and DONE): the user memory of a chunk is copied while no lock is
+ * held, then the queue's lock is taken once for the whole chunk
+ * (kwq_queue_add_many(), kwq_queue_take(), kwq_queue_done_many()), so no
+ * hold of it grows with the batch and consumers are woken once per chunk,
+ * as many as keys were queued.
+ *
+ * Errors: the call's own (-EINVAL for its fields, -EFAULT for the key array
+ * or the results array, -ENOMEM) are found before any key is touched, and
+ * change nothing; each key's own (its length, its memory, the queue full,
+ * the quota) go to its entry of the results array, and the others go on.
+ * The results array is written with zeros before anything changes, so it
+ * is known to be writable; should it become unwritable meanwhile (another
+ * thread unmapping it), the keys stay added or done and the call still
+ * returns their number.
+ *
+ * Context of every function: process context (an ioctl); sleeps.
+ */
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "wq_dev.h"
+#include "wq_record.h"
+
+/* Most key bytes copied in or out per chunk (a key is at most 4 KiB). */
+#define WQ_BATCH_BUF	(64 * 1024)
+
+/* The array of keys and, where asked for, the results: read and checked. */
+struct wq_batch_io {
+	struct wq_iov *iov;
+	int *res;
+};
+
+static void wq_batch_io_free(struct wq_batch_io *io)
+{
+	kvfree(io->iov);
+	kvfree(io->res);
+}
+
+/*
+ * The fields ADD and DONE share: no flags, no GET fields; the key array
+ * copied in, the results array zeroed (so it is known to be writable).
+ */
+static int wq_batch_io_in(const struct wq_batch *b, struct wq_batch_io *io)
+{
+	size_t n = b->count;
+
+	io->iov = NULL;
+	io->res = NULL;
+	if (b->flags || !n || n > WQ_BATCH_MAX || b->buf || b->buf_cap ||
+	    b->deadline_ns)
+		return -EINVAL;
+	io->iov = kvmalloc_array(n, sizeof(*io->iov), GFP_KERNEL_ACCOUNT);
+	io->res = kvcalloc(n, sizeof(*io->res), GFP_KERNEL_ACCOUNT);
+	if (!io->iov || !io->res)
+		goto err_nomem;
+	if (copy_from_user(io->iov, u64_to_user_ptr(b->keys),
+			   n * sizeof(*io->iov)))
+		goto err_fault;
+	if (b->results &&
+	    copy_to_user(u64_to_user_ptr(b->results), io->res,
+			 n * sizeof(*io->res)))
+		goto err_fault;
+	return 0;
+
+err_nomem:
+	wq_batch_io_free(io);
+	return -ENOMEM;
+err_fault:
+	wq_batch_io_free(io);
+	return -EFAULT;
+}
+
+/* The results out (see the top of the file), and the count of successes. */
+static long wq_batch_io_out(const struct wq_batch *b, struct wq_batch_io *io,
+			    unsigned int ok)
+{
+	if (b->results)
+		(void)!copy_to_user(u64_to_user_ptr(b->results), io->res,
+				    b->count * sizeof(*io->res));
+	wq_batch_io_free(io);
+	return ok;
+}
+
+/* The key of @iov as a record, or an ERR_PTR (-EINVAL, -ENOMEM, -EFAULT). */
+static struct kwq_item *wq_batch_record(const struct wq_iov *iov)
+{
+	struct kwq_item *item;
+
+	if (kwq_check_key_len(iov->len))
+		return ERR_PTR(-EINVAL);
+	item = kwq_record_alloc(iov->len, WQ_GFP_KEYS);
+	if (!item)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(item->key.data, u64_to_user_ptr(iov->base),
+			   iov->len)) {
+		kwq_record_free(item);
+		return ERR_PTR(-EFAULT);
+	}
+	return item;
+}
+
+/**
+ * wq_ioc_add_batch() - WQ_IOC_ADD_BATCH: Add of each key, in order
+ * @h: the handle
+ * @q: its queue
+ * @arg: the struct wq_batch
+ * @uarg: unused
+ *
+ * Return: how many keys were added, or a call-level error.
+ */
+long wq_ioc_add_batch(struct wq_handle *h, struct kwq *q, void *arg,
+		      void __user *uarg)
+{
+	struct kwq_item *items[KWQ_BATCH];
+	struct wq_batch *b = arg;
+	unsigned int i, n, ok = 0;
+	struct wq_batch_io io;
+	int ret;
+
+	ret = wq_batch_io_in(b, &io);
+	if (ret)
+		return ret;
+	for (i = 0; i < b->count; i += n) {
+		unsigned int j;
+
+		n = min_t(unsigned int, b->count - i, KWQ_BATCH);
+		for (j = 0; j < n; j++) {
+			items[j] = wq_batch_record(&io.iov[i + j]);
+			if (IS_ERR(items[j])) {
+				io.res[i + j] = PTR_ERR(items[j]);
+				items[j] = NULL;
+			}
+		}
+		ok += kwq_queue_add_many(q, items, io.res + i, n, h->unlimited,
+					 WQ_GFP_KEYS);
+	}
+	return wq_batch_io_out(b, &io, ok);
+}
+
+/**
+ * wq_ioc_done_batch() - WQ_IOC_DONE_BATCH: Done of each key, in order
+ * @h: the handle
+ * @q: its queue
+ * @arg: the struct wq_batch
+ * @uarg: unused
+ *
+ * Return: how many keys were processing and are done, or a call-level
+ * error.
+ */
+long wq_ioc_done_batch(struct wq_handle *h, struct kwq *q, void *arg,
+		       void __user *uarg)
+{
+	struct kwq_keyref refs[KWQ_BATCH];
+	unsigned int idx[KWQ_BATCH];
+	int res[KWQ_BATCH];
+	struct wq_batch *b = arg;
+	unsigned int i = 0, ok = 0;
+	struct wq_batch_io io;
+	u8 *buf;
+	int ret;
+
+	ret = wq_batch_io_in(b, &io);
+	if (ret)
+		return ret;
+	buf = kvmalloc(WQ_BATCH_BUF, GFP_KERNEL_ACCOUNT);
+	if (!buf) {
+		wq_batch_io_free(&io);
+		return -ENOMEM;
+	}
+	while (i < b->count) {
+		unsigned int j, n = 0;
+		size_t off = 0;
+
+		/* a chunk: the next keys that fit, their bad ones skipped */
+		for (; i < b->count && n < KWQ_BATCH; i++) {
+			const struct wq_iov *v = &io.iov[i];
+
+			if (kwq_check_key_len(v->len)) {
+				io.res[i] = -EINVAL;
+				continue;
+			}
+			if (off + v->len > WQ_BATCH_BUF)
+				break;
+			if (copy_from_user(buf + off, u64_to_user_ptr(v->base),
+					   v->len)) {
+				io.res[i] = -EFAULT;
+				continue;
+			}
+			refs[n].data = buf + off;
+			refs[n].len = v->len;
+			idx[n++] = i;
+			off += v->len;
+		}
+		if (!n)
+			continue;
+		ok += kwq_queue_done_many(q, refs, res, n);
+		for (j = 0; j < n; j++)
+			io.res[idx[j]] = res[j];
+	}
+	kvfree(buf);
+	return wq_batch_io_out(b, &io, ok);
+}
+
+/* Scratch space of one GET_BATCH chunk. */
+struct wq_take_chunk {
+	u32 lens[KWQ_BATCH];
+	u64 gens[KWQ_BATCH];
+	struct wq_iov iov[KWQ_BATCH];
+};
+
+/* The bytes of the keys a chunk took. */
+static size_t wq_take_bytes(const struct kwq_take *t)
+{
+	size_t off = 0;
+	u32 i;
+
+	for (i = 0; i < t->taken; i++)
+		off += t->lens[i];
+	return off;
+}
+
+/*
+ * Deliver a chunk: its keys to @ubuf, their places to @ukeys. If either
+ * copy faults, the chunk's keys go back to the head of the queue, in their
+ * order, and the call stops there.
+ */
+static int wq_take_deliver(struct kwq *q, struct kwq_holder *holder,
+			   struct kwq_take *t, struct wq_take_chunk *c,
+			   u8 __user *ubuf, struct wq_iov __user *ukeys)
+{
+	size_t off = 0;
+	u32 i;
+
+	for (i = 0; i < t->taken; i++) {
+		c->iov[i].base = (u64)(uintptr_t)(ubuf + off);
+		c->iov[i].len = c->lens[i];
+		off += c->lens[i];
+	}
+	if (!copy_to_user(ubuf, t->buf, off) &&
+	    !copy_to_user(ukeys, c->iov, t->taken * sizeof(c->iov[0])))
+		return 0;
+	while (i--) {
+		off -= c->lens[i];
+		kwq_queue_unget(q, holder, t->buf + off, c->lens[i],
+				c->gens[i]);
+	}
+	return -EFAULT;
+}
+
+/**
+ * wq_ioc_get_batch() - WQ_IOC_GET_BATCH: Get of up to count keys
+ * @h: the handle
+ * @q: its queue
+ * @arg: the struct wq_batch
+ * @uarg: unused
+ *
+ * Waits as WQ_IOC_GET for the first key only; then takes, chunk by chunk
+ * and without waiting, the keys queued that fit the rest of the buffer.
+ * Keys delivered stay delivered: a later chunk that faults ends the call
+ * with the count so far.
+ *
+ * Return: how many keys were taken (>= 1), or the error of the first
+ * chunk (as WQ_IOC_GET: -EAGAIN, -ETIMEDOUT, -ERESTARTSYS, -ESHUTDOWN,
+ * -EMSGSIZE if the first key does not fit), or a call-level error.
+ */
+long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
+		      void __user *uarg)
+{
+	struct wq_batch *b = arg;
+	struct kwq_holder *holder = &h->holder;
+	u8 __user *ubuf = u64_to_user_ptr(b->buf);
+	struct wq_iov __user *ukeys = u64_to_user_ptr(b->keys);
+	unsigned int flags = 0;
+	struct wq_take_chunk *c;
+	u64 off = 0, cap;
+	ktime_t deadline;
+	u32 total = 0;
+	void *kbuf;
+	long ret;
+
+	if ((b->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || !b->count ||
+	    b->count > WQ_BATCH_MAX || b->results ||
+	    wq_deadline(b->deadline_ns, &deadline))
+		return -EINVAL;
+	if (!access_ok(ukeys, (size_t)b->count * sizeof(*ukeys)))
+		return -EFAULT;
+	/* an O_NONBLOCK file never sleeps: -EAGAIN (libwq.md) */
+	if ((b->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
+		flags |= KWQ_GET_NONBLOCK;
+	if (b->flags & WQ_GET_DETACH)
+		holder = NULL;
+	cap = min_t(u64, b->buf_cap, WQ_BATCH_BUF);
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	kbuf = kvmalloc(max_t(u64, cap, 1), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!c || !kbuf)
+		goto out;
+
+	while (total < b->count) {
+		struct kwq_take t = {
+			.holder = holder, .buf = kbuf,
+			.cap = min_t(u64, cap, b->buf_cap - off),
+			.n = min_t(u32, b->count - total, KWQ_BATCH),
+			.lens = c->lens, .gens = c->gens,
+		};
+
+		ret = kwq_queue_take(q, &t, deadline, flags);
+		if (ret)
+			break;
+		ret = wq_take_deliver(q, holder, &t, c, ubuf + off,
+				      ukeys + total);
+		if (ret)
+			break;
+		off += wq_take_bytes(&t);
+		total += t.taken;
+		flags |= KWQ_GET_NONBLOCK;	/* only the first key waits */
+	}
+	if (total)
+		ret = total;
+out:
+	kvfree(kbuf);
+	kfree(c);
+	return ret;
+}
