@@ -59,8 +59,10 @@ expect() {
 
 # headers SERIES: the newest /usr/src/linux-headers-SERIES.*-amd64 (not -rt)
 headers() {
-	ls -d /usr/src/linux-headers-"$1".*-amd64 2>/dev/null | grep -v -- '-rt-amd64$' |
-		sort -V | tail -n1
+	local d
+	for d in /usr/src/linux-headers-"$1".*-amd64; do
+		[ -d "$d" ] && [[ $d != *-rt-amd64 ]] && printf '%s\n' "$d"
+	done | sort -V | tail -n1
 }
 # release KDIR: the kernel release modules built there load into
 release() {
