@@ -197,7 +197,8 @@ int wq_pool_start(int fd, wq_handler_fn handler,
  * (also after a discard), -ETIMEDOUT, -ECANCELED (another caller's
  * wq_shutdown), -EBADF. When the drain fails the workers leave after the
  * key in hand (the stop waits for the handlers running, not for the keys
- * still queued, which stay queued). Call it once, from one thread.
+ * still queued, which stay queued). Call it once, from one thread that is
+ * not a worker (it joins them: never from the handler or give_up).
  */
 int wq_pool_stop(struct wq_pool *pool, int drain_timeout_ms);
 
