@@ -89,12 +89,18 @@ static long wq_batch_io_out(const struct wq_batch *b, struct wq_batch_io *io,
 	return ok;
 }
 
+/* Is @iov's length a key length? (On the u64: no truncation.) */
+static bool wq_iov_len_ok(const struct wq_iov *iov)
+{
+	return iov->len >= 1 && iov->len <= WQ_KEY_MAX;
+}
+
 /* The key of @iov as a record, or an ERR_PTR (-EINVAL, -ENOMEM, -EFAULT). */
 static struct kwq_item *wq_batch_record(const struct wq_iov *iov)
 {
 	struct kwq_item *item;
 
-	if (kwq_check_key_len(iov->len))
+	if (!wq_iov_len_ok(iov))
 		return ERR_PTR(-EINVAL);
 	item = kwq_record_alloc(iov->len, WQ_GFP_KEYS);
 	if (!item)
@@ -119,31 +125,50 @@ static struct kwq_item *wq_batch_record(const struct wq_iov *iov)
 long wq_ioc_add_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		      void __user *uarg)
 {
-	struct kwq_item *items[KWQ_BATCH];
 	struct wq_batch *b = arg;
 	unsigned int i, n, ok = 0;
+	struct kwq_item **items;
 	struct wq_batch_io io;
 	int ret;
 
+	items = kmalloc_array(KWQ_BATCH, sizeof(*items), GFP_KERNEL);
+	if (!items)
+		return -ENOMEM;
 	ret = wq_batch_io_in(b, &io);
 	if (ret)
-		return ret;
+		goto out;
 	for (i = 0; i < b->count; i += n) {
-		unsigned int j;
+		size_t bytes = 0;
 
-		n = min_t(unsigned int, b->count - i, KWQ_BATCH);
-		for (j = 0; j < n; j++) {
-			items[j] = wq_batch_record(&io.iov[i + j]);
-			if (IS_ERR(items[j])) {
-				io.res[i + j] = PTR_ERR(items[j]);
-				items[j] = NULL;
+		/* a chunk: KWQ_BATCH keys, WQ_BATCH_BUF bytes compared */
+		for (n = 0; n < KWQ_BATCH && i + n < b->count; n++) {
+			const struct wq_iov *v = &io.iov[i + n];
+
+			if (n && wq_iov_len_ok(v) && bytes + v->len > WQ_BATCH_BUF)
+				break;
+			items[n] = wq_batch_record(v);
+			if (IS_ERR(items[n])) {
+				io.res[i + n] = PTR_ERR(items[n]);
+				items[n] = NULL;
+				continue;
 			}
+			bytes += v->len;
 		}
 		ok += kwq_queue_add_many(q, items, io.res + i, n, h->unlimited,
 					 WQ_GFP_KEYS);
 	}
-	return wq_batch_io_out(b, &io, ok);
+	ret = wq_batch_io_out(b, &io, ok);
+out:
+	kfree(items);
+	return ret;
 }
+
+/* Scratch space of one DONE_BATCH chunk (off the stack). */
+struct wq_done_chunk {
+	struct kwq_keyref refs[KWQ_BATCH];
+	unsigned int idx[KWQ_BATCH];
+	int res[KWQ_BATCH];
+};
 
 /**
  * wq_ioc_done_batch() - WQ_IOC_DONE_BATCH: Done of each key, in order
@@ -158,23 +183,22 @@ long wq_ioc_add_batch(struct wq_handle *h, struct kwq *q, void *arg,
 long wq_ioc_done_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		       void __user *uarg)
 {
-	struct kwq_keyref refs[KWQ_BATCH];
-	unsigned int idx[KWQ_BATCH];
-	int res[KWQ_BATCH];
 	struct wq_batch *b = arg;
 	unsigned int i = 0, ok = 0;
+	struct wq_done_chunk *c;
 	struct wq_batch_io io;
+	long ret;
 	u8 *buf;
-	int ret;
 
+	/* everything allocated before the results array is touched */
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	buf = kvmalloc(WQ_BATCH_BUF, GFP_KERNEL_ACCOUNT);
+	ret = -ENOMEM;
+	if (!c || !buf)
+		goto out;
 	ret = wq_batch_io_in(b, &io);
 	if (ret)
-		return ret;
-	buf = kvmalloc(WQ_BATCH_BUF, GFP_KERNEL_ACCOUNT);
-	if (!buf) {
-		wq_batch_io_free(&io);
-		return -ENOMEM;
-	}
+		goto out;
 	while (i < b->count) {
 		unsigned int j, n = 0;
 		size_t off = 0;
@@ -183,7 +207,7 @@ long wq_ioc_done_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		for (; i < b->count && n < KWQ_BATCH; i++) {
 			const struct wq_iov *v = &io.iov[i];
 
-			if (kwq_check_key_len(v->len)) {
+			if (!wq_iov_len_ok(v)) {
 				io.res[i] = -EINVAL;
 				continue;
 			}
@@ -194,19 +218,23 @@ long wq_ioc_done_batch(struct wq_handle *h, struct kwq *q, void *arg,
 				io.res[i] = -EFAULT;
 				continue;
 			}
-			refs[n].data = buf + off;
-			refs[n].len = v->len;
-			idx[n++] = i;
+			c->refs[n].data = buf + off;
+			c->refs[n].len = v->len;
+			c->refs[n].hash = kwq_record_hash(q, buf + off, v->len);
+			c->idx[n++] = i;
 			off += v->len;
 		}
 		if (!n)
 			continue;
-		ok += kwq_queue_done_many(q, refs, res, n);
+		ok += kwq_queue_done_many(q, c->refs, c->res, n);
 		for (j = 0; j < n; j++)
-			io.res[idx[j]] = res[j];
+			io.res[c->idx[j]] = c->res[j];
 	}
+	ret = wq_batch_io_out(b, &io, ok);
+out:
 	kvfree(buf);
-	return wq_batch_io_out(b, &io, ok);
+	kfree(c);
+	return ret;
 }
 
 /* Scratch space of one GET_BATCH chunk. */
@@ -214,6 +242,7 @@ struct wq_take_chunk {
 	u32 lens[KWQ_BATCH];
 	u64 gens[KWQ_BATCH];
 	struct wq_iov iov[KWQ_BATCH];
+	struct kwq_keyref refs[KWQ_BATCH];
 };
 
 /* The bytes of the keys a chunk took. */
@@ -230,7 +259,7 @@ static size_t wq_take_bytes(const struct kwq_take *t)
 /*
  * Deliver a chunk: its keys to @ubuf, their places to @ukeys. If either
  * copy faults, the chunk's keys go back to the head of the queue, in their
- * order, and the call stops there.
+ * order and in one hold of its lock, and the call stops there.
  */
 static int wq_take_deliver(struct kwq *q, struct kwq_holder *holder,
 			   struct kwq_take *t, struct wq_take_chunk *c,
@@ -247,11 +276,12 @@ static int wq_take_deliver(struct kwq *q, struct kwq_holder *holder,
 	if (!copy_to_user(ubuf, t->buf, off) &&
 	    !copy_to_user(ukeys, c->iov, t->taken * sizeof(c->iov[0])))
 		return 0;
-	while (i--) {
-		off -= c->lens[i];
-		kwq_queue_unget(q, holder, t->buf + off, c->lens[i],
-				c->gens[i]);
+	for (i = 0, off = 0; i < t->taken; off += c->lens[i++]) {
+		c->refs[i].data = t->buf + off;
+		c->refs[i].len = c->lens[i];
+		c->refs[i].hash = kwq_record_hash(q, t->buf + off, c->lens[i]);
 	}
+	kwq_queue_unget_many(q, holder, c->refs, c->gens, t->taken);
 	return -EFAULT;
 }
 
@@ -269,7 +299,8 @@ static int wq_take_deliver(struct kwq *q, struct kwq_holder *holder,
  *
  * Return: how many keys were taken (>= 1), or the error of the first
  * chunk (as WQ_IOC_GET: -EAGAIN, -ETIMEDOUT, -ERESTARTSYS, -ESHUTDOWN,
- * -EMSGSIZE if the first key does not fit), or a call-level error.
+ * -EMSGSIZE if the first key does not fit; a buffer of WQ_KEY_MAX bytes
+ * always fits one), or a call-level error.
  */
 long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		      void __user *uarg)

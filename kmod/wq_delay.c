@@ -190,13 +190,14 @@ void kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
 /**
  * kwq_delay_drop_locked() - drop a batch of waiting keys (shutdown)
  * @q: the queue, shutting down (q->lock held)
- * @dropped: if not NULL, incremented for each key dropped that is not
- *	also queued (a discard counts that one when it leaves the queue)
+ *
+ * After a discard, q->nr_discarded counts the keys dropped that are not
+ * also queued (that one is counted when it leaves the queue).
  *
  * Return: true if waiting keys remain (drop them with
  * kwq_delay_drop_all(), or leave them to q->drop_work).
  */
-bool kwq_delay_drop_locked(struct kwq *q, unsigned int *dropped)
+bool kwq_delay_drop_locked(struct kwq *q)
 {
 	struct kwq_heap_node *n;
 	unsigned int i;
@@ -207,8 +208,8 @@ bool kwq_delay_drop_locked(struct kwq *q, unsigned int *dropped)
 		struct kwq_item *item = container_of(n, struct kwq_item, wait);
 
 		item->flags &= ~KWQ_ITEM_WAITING;
-		if (dropped && !(item->flags & KWQ_ITEM_QUEUED))
-			(*dropped)++;
+		if (q->discarded && !(item->flags & KWQ_ITEM_QUEUED))
+			q->nr_discarded++;
 		kwq_record_unhold_locked(q, item);
 	}
 	kwq_delay_arm_locked(q);
@@ -219,18 +220,17 @@ bool kwq_delay_drop_locked(struct kwq *q, unsigned int *dropped)
  * kwq_delay_drop_all() - drop every waiting key of a queue shutting down,
  * a batch per hold of q->lock
  * @q: the queue
- * @dropped: as for kwq_delay_drop_locked(); may be NULL
  *
  * Context: process context; may sleep.
  */
-void kwq_delay_drop_all(struct kwq *q, unsigned int *dropped)
+void kwq_delay_drop_all(struct kwq *q)
 {
 	unsigned long flags;
 	bool more;
 
 	do {
 		spin_lock_irqsave(&q->lock, flags);
-		more = kwq_delay_drop_locked(q, dropped);
+		more = kwq_delay_drop_locked(q);
 		spin_unlock_irqrestore(&q->lock, flags);
 		if (more)
 			cond_resched();
@@ -239,7 +239,7 @@ void kwq_delay_drop_all(struct kwq *q, unsigned int *dropped)
 
 static void kwq_delay_drop_work(struct work_struct *work)
 {
-	kwq_delay_drop_all(container_of(work, struct kwq, drop_work), NULL);
+	kwq_delay_drop_all(container_of(work, struct kwq, drop_work));
 }
 
 /**

@@ -29,7 +29,7 @@ void kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
 			       ktime_t ready);
 void kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
 			    ktime_t ready);
-bool kwq_delay_drop_locked(struct kwq *q, unsigned int *dropped);
-void kwq_delay_drop_all(struct kwq *q, unsigned int *dropped);
+bool kwq_delay_drop_locked(struct kwq *q);
+void kwq_delay_drop_all(struct kwq *q);
 
 #endif /* _WQ_DELAY_H */

@@ -347,7 +347,7 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
 		if (s->flags & WQ_SHUTDOWN_DISCARD)
 			return min_t(unsigned int, kwq_queue_discard(q), INT_MAX);
 		kwq_queue_shutdown(q);
-		kwq_delay_drop_all(q, NULL);	/* none left waiting on return */
+		kwq_delay_drop_all(q);	/* none left waiting on return */
 		return 0;
 	}
 	if (wq_deadline(s->deadline_ns, &deadline))
@@ -502,6 +502,13 @@ static __poll_t wq_poll(struct file *file, struct poll_table_struct *pt)
 		return EPOLLERR;
 	poll_wait(file, &q->getters, pt);
 	poll_wait(file, &q->producers, pt);
+	/*
+	 * Pairs with the barrier of wq_has_sleeper() in kwq_wake_producers():
+	 * either the waker sees this poller on the wait queue, or this poller
+	 * sees the slot it freed. (poll_wait() has the barrier itself only
+	 * since 6.13 and its stable backports.)
+	 */
+	smp_mb();
 	return kwq_queue_poll(q);
 }
 

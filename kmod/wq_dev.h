@@ -40,14 +40,6 @@ struct wq_handle {
  */
 #define WQ_GFP_KEYS	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 
-/*
- * What the keys userspace adds are allocated with: charged to the caller's
- * memory cgroup, and refused (-ENOMEM) rather than calling the OOM killer
- * when the cgroup or the machine is out of memory: a queue that cannot
- * take a key says so, as a bounded one does.
- */
-#define WQ_GFP_KEYS	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
-
 /* An ioctl handler: @arg is a kernel copy of the struct at @uarg. */
 typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
 			  void __user *uarg);

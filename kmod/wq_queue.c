@@ -180,16 +180,19 @@ static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
  * @head: at the head (undoing a get) rather than the tail
  *
  * After a discarding shutdown nothing goes back: the key is dropped
- * (@item may be freed on return). The caller wakes consumers after
- * unlocking (kwq_wake_getters()).
+ * (@item may be freed on return), and drains may be done. The caller
+ * wakes consumers after unlocking if q->nr_queued grew
+ * (kwq_wake_getters()).
  */
 void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head)
 {
 	kwq_end_processing_locked(q, item);
-	if (q->discarded)
+	if (q->discarded) {
 		kwq_record_unhold_locked(q, item);
-	else
+		kwq_wake_drainers_locked(q);
+	} else {
 		kwq_enqueue_locked(q, item, head);
+	}
 }
 
 /**
@@ -514,6 +517,46 @@ int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 }
 
 /**
+ * kwq_queue_unget_many() - undo a kwq_queue_take() whose keys could not be
+ * delivered
+ * @q: the queue
+ * @holder: the holder given to kwq_queue_take()
+ * @keys: the keys taken, in the order they were taken
+ * @gens: their generations, from kwq_queue_take()
+ * @n: how many, 1..KWQ_BATCH
+ *
+ * Puts the keys still processing from that very take (not done, not
+ * handed out again since) back at the head of the queue, in their order,
+ * in one hold of q->lock (no other consumer sees some back and not
+ * others).
+ *
+ * Context: any context.
+ */
+void kwq_queue_unget_many(struct kwq *q, struct kwq_holder *holder,
+			  const struct kwq_keyref *keys, const u64 *gens,
+			  unsigned int n)
+{
+	struct kwq_item *item;
+	unsigned long flags;
+	unsigned int queued;
+
+	if (WARN_ON_ONCE(n > KWQ_BATCH))
+		n = KWQ_BATCH;
+	spin_lock_irqsave(&q->lock, flags);
+	queued = q->nr_queued;
+	while (n--) {			/* the last first: the first ends first */
+		item = kwq_record_find_locked(q, keys[n].hash, keys[n].data,
+					      keys[n].len);
+		if (item && (item->flags & KWQ_ITEM_PROCESSING) &&
+		    item->holder == holder && item->gen == gens[n])
+			kwq_requeue_locked(q, item, true);
+	}
+	queued = q->nr_queued - queued;
+	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_wake_getters(q, queued);
+}
+
+/**
  * kwq_queue_unget() - undo a kwq_queue_get() whose key could not be
  * delivered
  * @q: the queue
@@ -522,28 +565,18 @@ int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
  * @len: its length
  * @gen: the generation kwq_queue_get() returned
  *
- * Puts the key back at the head of the queue if it is still processing
- * from that very get (not done, not handed out again since).
+ * kwq_queue_unget_many() of one key.
  *
  * Context: any context.
  */
 void kwq_queue_unget(struct kwq *q, struct kwq_holder *holder,
 		     const void *key, u32 len, u64 gen)
 {
-	u64 hash = kwq_record_hash(q, key, len);
-	struct kwq_item *item;
-	unsigned long flags;
-	bool queued = false;
+	struct kwq_keyref k = {
+		.data = key, .len = len, .hash = kwq_record_hash(q, key, len),
+	};
 
-	spin_lock_irqsave(&q->lock, flags);
-	item = kwq_record_find_locked(q, hash, key, len);
-	if (item && (item->flags & KWQ_ITEM_PROCESSING) &&
-	    item->holder == holder && item->gen == gen) {
-		kwq_requeue_locked(q, item, true);
-		queued = true;
-	}
-	spin_unlock_irqrestore(&q->lock, flags);
-	kwq_wake_getters(q, queued);
+	kwq_queue_unget_many(q, holder, &k, &gen, 1);
 }
 
 /*
@@ -565,7 +598,7 @@ static void kwq_finish_locked(struct kwq *q, struct kwq_item *item)
 /**
  * kwq_queue_done_many() - Done of each of @n keys, one hold of q->lock
  * @q: the queue
- * @keys: the keys
+ * @keys: the keys, with their hashes
  * @res: out: each key's result (0 or -ENOENT), @n entries
  * @n: 1..KWQ_BATCH
  *
@@ -580,21 +613,17 @@ static void kwq_finish_locked(struct kwq *q, struct kwq_item *item)
 unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
 				 int *res, unsigned int n)
 {
-	u64 hash[KWQ_BATCH];
 	unsigned int i, ok = 0, queued, held;
 	struct kwq_item *item;
 	unsigned long flags;
 
 	if (WARN_ON_ONCE(n > KWQ_BATCH))
 		n = KWQ_BATCH;
-	for (i = 0; i < n; i++)
-		hash[i] = kwq_record_hash(q, keys[i].data, keys[i].len);
-
 	spin_lock_irqsave(&q->lock, flags);
 	queued = q->nr_queued;
 	held = q->nr_held;
 	for (i = 0; i < n; i++) {
-		item = kwq_record_find_locked(q, hash[i], keys[i].data,
+		item = kwq_record_find_locked(q, keys[i].hash, keys[i].data,
 					      keys[i].len);
 		if (item && (item->flags & KWQ_ITEM_PROCESSING)) {
 			kwq_finish_locked(q, item);
@@ -626,7 +655,9 @@ unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
  */
 int kwq_queue_done(struct kwq *q, const void *key, u32 len)
 {
-	struct kwq_keyref k = { .data = key, .len = len };
+	struct kwq_keyref k = {
+		.data = key, .len = len, .hash = kwq_record_hash(q, key, len),
+	};
 	int res;
 
 	kwq_queue_done_many(q, &k, &res, 1);

@@ -165,6 +165,8 @@ struct kwq_holder {
  * @shutting_down: [L] set once by shutdown, never cleared
  * @discarded: [L] set once by a discarding shutdown: nothing is handed out
  *	or queued again (a dirty mark, a key put back), and @nr_dirty is 0
+ * @nr_discarded: [L] queued and waiting keys dropped since @discarded was
+ *	set, whoever dropped them (a key both queued and waiting counts once)
  * @nr_drainers: [L] callers waiting in kwq_queue_drain()
  * @drain_cancel: [L] bumped by each plain shutdown to cut drains short
  * @gen_seq: [L] hand-outs so far; never reused, unlike a record's memory
@@ -210,6 +212,7 @@ struct kwq {
 	unsigned int max_items;
 	bool shutting_down;
 	bool discarded;
+	unsigned int nr_discarded;
 	unsigned int nr_drainers;
 	unsigned int drain_cancel;
 	u64 gen_seq;
@@ -293,10 +296,13 @@ struct kwq_take {
  * struct kwq_keyref - a key the caller owns, for a call on many keys
  * @data: the bytes
  * @len: their length
+ * @hash: kwq_record_hash() of them, computed by the caller while no lock
+ *	is held
  */
 struct kwq_keyref {
 	const void *data;
 	u32 len;
+	u64 hash;
 };
 
 struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
@@ -313,6 +319,9 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 		   unsigned int flags);
 void kwq_queue_unget(struct kwq *q, struct kwq_holder *holder,
 		     const void *key, u32 len, u64 gen);
+void kwq_queue_unget_many(struct kwq *q, struct kwq_holder *holder,
+			  const struct kwq_keyref *keys, const u64 *gens,
+			  unsigned int n);
 int kwq_queue_done(struct kwq *q, const void *key, u32 len);
 unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
 				 int *res, unsigned int n);

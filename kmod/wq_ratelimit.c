@@ -91,6 +91,7 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 	ktime_t now = ktime_get();
 	struct kwq_item *item;
 	unsigned long irqflags;
+	bool waited = false;
 	unsigned int was;
 	int ret;
 
@@ -113,6 +114,7 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		ret = kwq_queue_wait_room(q, deadline);
 		if (ret)
 			goto out;
+		waited = true;
 		now = ktime_get();	/* delays count from the add */
 	}
 	was = q->nr_queued;
@@ -129,6 +131,14 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 	spin_unlock_irqrestore(&q->lock, irqflags);
 	kwq_wake_getters(q, was);
 out:
+	/*
+	 * A producer woken for a slot it may not have taken (its key was
+	 * added meanwhile, or the add failed otherwise) passes the wake-up
+	 * on while there is room, as kwq_queue_wait_room() does when it gives
+	 * up; a spurious one costs the woken producer one look.
+	 */
+	if (waited && READ_ONCE(q->nr_held) < q->max_items)
+		kwq_wake_producers(q, 1);
 	if (new)
 		kwq_record_free(new);
 	return ret;

@@ -280,7 +280,7 @@ struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
 	if (item) {
 		list_del_init(&item->link);	/* off q->idle */
 		q->nr_idle--;
-		q->nr_held++;
+		WRITE_ONCE(q->nr_held, q->nr_held + 1);	/* read by poll */
 		return item;
 	}
 	item = *new;
@@ -291,7 +291,7 @@ struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
 	*new = NULL;
 	if (kwq_keytab_insert(&q->keys, &item->key))
 		kwq_record_retired_locked(q);
-	q->nr_held++;
+	WRITE_ONCE(q->nr_held, q->nr_held + 1);
 	return item;
 }
 
@@ -336,7 +336,7 @@ void kwq_record_unhold_locked(struct kwq *q, struct kwq_item *item)
 	lockdep_assert_held(&q->lock);
 	if (item->flags & KWQ_ITEM_HELD)
 		return;
-	q->nr_held--;
+	WRITE_ONCE(q->nr_held, q->nr_held - 1);
 	if (!item->failures) {
 		kwq_record_forget_locked(q, item);
 		return;

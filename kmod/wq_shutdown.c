@@ -39,7 +39,7 @@ void kwq_queue_shutdown(struct kwq *q)
 	spin_lock_irqsave(&q->lock, flags);
 	WRITE_ONCE(q->shutting_down, true);
 	q->drain_cancel++;
-	more = kwq_delay_drop_locked(q, NULL);
+	more = kwq_delay_drop_locked(q);
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (more)
 		schedule_work(&q->drop_work);
@@ -97,7 +97,7 @@ int kwq_queue_drain(struct kwq *q, ktime_t deadline)
 	spin_unlock_irqrestore(&q->lock, flags);
 	wake_up_all(&q->getters);
 	wake_up_all(&q->producers);
-	kwq_delay_drop_all(q, NULL);
+	kwq_delay_drop_all(q);
 
 	ret = kwq_wait(q, &q->drainers, false, deadline, TASK_INTERRUPTIBLE,
 		       kwq_drained_cond, &d);
@@ -122,8 +122,8 @@ bool kwq_queue_shutting_down(struct kwq *q)
 	return READ_ONCE(q->shutting_down);
 }
 
-/* Drop up to KWQ_BATCH queued keys; true if more remain. */
-static bool kwq_drop_queued_locked(struct kwq *q, unsigned int *dropped)
+/* Drop up to KWQ_BATCH queued keys (counted); true if more remain. */
+static bool kwq_drop_queued_locked(struct kwq *q)
 {
 	struct kwq_item *item, *tmp;
 	unsigned int i = 0;
@@ -135,7 +135,7 @@ static bool kwq_drop_queued_locked(struct kwq *q, unsigned int *dropped)
 		list_del_init(&item->link);
 		item->flags &= ~KWQ_ITEM_QUEUED;
 		WRITE_ONCE(q->nr_queued, q->nr_queued - 1);
-		(*dropped)++;
+		q->nr_discarded++;
 		kwq_record_unhold_locked(q, item);
 	}
 	kwq_wake_drainers_locked(q);
@@ -150,23 +150,26 @@ static bool kwq_drop_queued_locked(struct kwq *q, unsigned int *dropped)
  * The "cancel: exit now" of a job queue. Keys in processing finish
  * normally (done works, and frees them: nothing is queued again, not even
  * a key of a handle that goes away). From the first hold of q->lock on,
- * no key is handed out, so every key queued or waiting at that moment is
- * dropped and counted exactly once (a waiting key that is also queued
- * counts once); the keys go KWQ_BATCH per hold of q->lock. As a plain
- * shutdown, it cuts waiting drains short (-ECANCELED) and wakes every
- * waiter. Idempotent: a second call drops nothing.
+ * no key is handed out; the keys go KWQ_BATCH per hold of q->lock, and
+ * every key queued or waiting then is counted once in q->nr_discarded,
+ * under q->lock, by whichever path drops it (this call, a drop_work or a
+ * shutdown running at the same time; a key both queued and waiting
+ * counts once). As a plain shutdown, it cuts waiting drains short
+ * (-ECANCELED) and wakes every waiter.
  *
  * Context: process context; may sleep.
- * Return: the number of queued and waiting keys dropped.
+ * Return: the number of queued and waiting keys dropped, once all are
+ * gone; 0 for a queue discarded already (by a call that reports them).
  */
 unsigned int kwq_queue_discard(struct kwq *q)
 {
-	unsigned int dropped = 0;
 	unsigned long flags;
-	bool more;
+	unsigned int n;
+	bool first, more;
 
 	might_sleep();
 	spin_lock_irqsave(&q->lock, flags);
+	first = !q->discarded;
 	WRITE_ONCE(q->shutting_down, true);
 	WRITE_ONCE(q->discarded, true);
 	q->drain_cancel++;
@@ -174,13 +177,14 @@ unsigned int kwq_queue_discard(struct kwq *q)
 	spin_unlock_irqrestore(&q->lock, flags);
 	kwq_wake_all(q);
 
-	kwq_delay_drop_all(q, &dropped);
+	kwq_delay_drop_all(q);
 	do {
 		spin_lock_irqsave(&q->lock, flags);
-		more = kwq_drop_queued_locked(q, &dropped);
+		more = kwq_drop_queued_locked(q);
+		n = q->nr_discarded;
 		spin_unlock_irqrestore(&q->lock, flags);
 		if (more)
 			cond_resched();
 	} while (more);
-	return dropped;
+	return first ? n : 0;
 }

@@ -47,6 +47,31 @@ TEST_F(discard, drops_queued_waiting_and_dirty_marks)
 	EXPECT_EQ(0, wq_shutdown_with_drain(self->fd, 1000));
 }
 
+/*
+ * After a discard, a key whose handle closes is dropped, not put back, and
+ * a drain waiting for it ends then (not at its deadline).
+ */
+TEST_F(discard, closed_handle_ends_drain)
+{
+	struct wqt_bg drain;
+	int fd;
+
+	fd = wq_open(self->name);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, ADD(self->fd, "held"));
+	EXPECT_GET(fd, "held");
+	EXPECT_EQ(0, wq_shutdown_discard(self->fd));
+	ASSERT_EQ(0, wqt_bg_start(&drain, WQT_DRAIN, self->fd, 60000));
+	wqt_sleep_ms(200);
+	EXPECT_FALSE(wqt_bg_returned(&drain));	/* "held" is in flight */
+
+	wq_close(fd);				/* the consumer goes away */
+	ASSERT_TRUE(wqt_bg_wait(&drain, 20000));
+	EXPECT_EQ(0, drain.ret);
+	EXPECT_STATS(self->fd, STAT(queued, 0), STAT(processing, 0),
+		     STAT(keys, 0));
+}
+
 /* Nothing to drop: 0; and a second discard finds nothing. */
 TEST_F(discard, empty_and_twice)
 {
