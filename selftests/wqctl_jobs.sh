@@ -9,7 +9,8 @@
 # --escaped, a batch sent before the input ends), "get -n" (batches,
 # detached keys, --done), "shutdown --discard" (the count printed, the
 # in-flight key finishing), and "watch" (the columns, the rates, -n COUNT,
-# 80 columns, quitting on a signal).
+# 80 columns, quitting on a signal; on a terminal, wq_pty: the line redrawn
+# in place, q and Ctrl-C quitting).
 #
 # Timing is one-sided (the guest runs under QEMU TCG): never early; upper
 # bounds are seconds.
@@ -288,6 +289,23 @@ i=0
 while [ "$(wc -l <"$bg")" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 kill -INT "$pid"
 check "watch without -n ends on SIGINT, exit 0" reaped "$pid" 0
+
+# On a terminal (wq_pty): the line is redrawn in place; q and Ctrl-C quit.
+PTY=$(dirname "$0")/wq_pty
+if [ -x "$PTY" ]; then
+	"$PTY" 1500 q "$WQCTL" watch "$Q" >"$out" 2>&1
+	check "watch on a terminal quits on q, exit 0" [ $? -eq 0 ]
+	check "... says how to quit" grep -qF "wqctl watch $Q (q quits)" "$out"
+	check "... redraws the line in place" grep -qF "$(printf '\r\033[K')" "$out"
+	"$PTY" 1500 "$(printf '\003')" "$WQCTL" watch "$Q" >"$out" 2>&1
+	check "watch on a terminal quits on Ctrl-C, exit 0" [ $? -eq 0 ]
+	"$PTY" 1500 x "$WQCTL" watch "$Q" -n 3 >"$out" 2>&1
+	check "... other keys do not quit it (-n 3 ends it)" [ $? -eq 0 ]
+	rows=$(tr -cd '\033' <"$out" | wc -c)	# one ESC [K a row
+	check "... 3 rows drawn ($rows)" [ "$rows" -eq 3 ]
+else
+	skip "watch on a terminal (no wq_pty)"
+fi
 check "watch of a missing queue: exit 1" run 1 watch "$P-missing" -n 1
 check "watch -n 0: exit 2" run 2 watch "$Q" -n 0
 
