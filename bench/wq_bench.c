@@ -29,12 +29,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "wq.h"
+#include "uapi/linux/wq.h"
 
 #define KEY_LEN 8
 #define BATCH 64
@@ -302,6 +304,7 @@ struct run {
 	bool batch;
 	long total;		/* keys, split among producers */
 	atomic_long consumed;
+	atomic_long gets;	/* Get calls (keys per call: consumed / gets) */
 	pthread_barrier_t go;
 	long long t_end;
 };
@@ -403,6 +406,7 @@ static void *consumer(void *arg)
 				break;
 			if (got < 0)
 				die("wq_get_batch", got);
+			atomic_fetch_add(&r->gets, 1);
 			ret = wq_done_batch(fd, iov, (unsigned int)got, NULL);
 			if (ret != got)
 				die("wq_done_batch", ret < 0 ? ret : EIO);
@@ -417,6 +421,8 @@ static void *consumer(void *arg)
 }
 
 /* Keys per second of one run. */
+static long last_gets;
+
 static double run_pc(const char *name, struct cq *cq, int np, int nc,
 		     bool batch, long total)
 {
@@ -441,6 +447,7 @@ static double run_pc(const char *name, struct cq *cq, int np, int nc,
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&r.go);
+	last_gets = atomic_load(&r.gets);
 	return (double)r.total * 1e9 / (double)(r.t_end - t0);
 }
 
@@ -455,6 +462,7 @@ static void fig_batch(void)
 		int fd = new_queue(1 << 20, name);
 
 		printf("R batch_wq_1p1c_keys_s %.0f\n", run_pc(name, NULL, 1, 1, true, total));
+		printf("P batch_keys_per_get %.1f\n", (double)total / (double)(last_gets ?: 1));
 		wq_close(fd);
 		wq_destroy(name);
 		cq_init(&cq);
@@ -549,10 +557,15 @@ static void fig_single(void)
 	for (long i = 0; i < n; i++)
 		syscall(SYS_getppid);
 	printf("P null_syscall_ns %lld\n", (now_ns() - t0) / n);
+	/* an ioctl refused after dispatch and copy-in: DONE of an empty key */
 	t0 = now_ns();
-	for (long i = 0; i < n; i++)
-		wq_len(fd);
-	printf("P wq_len_ioctl_ns %lld\n", (now_ns() - t0) / n);
+	for (long i = 0; i < n; i++) {
+		struct wq_key k = { .key_len = 0 };
+
+		if (ioctl(fd, WQ_IOC_DONE, &k) != -1 || errno != EINVAL)
+			die("ioctl DONE of an empty key", EIO);
+	}
+	printf("P ioctl_einval_ns %lld\n", (now_ns() - t0) / n);
 	mq_close(mq);
 	wq_close(fd);
 	wq_destroy(name);
