@@ -4,6 +4,7 @@
 #
 #   make demo          build, boot a Debian kernel under QEMU, show the queue
 #   make check         install what is missing, static gates, every test
+#   make bench         the performance figures of issue 14 (README "Performance")
 #   make               module (for KDIR), libwq, wqctl, tests
 #   make KDIR=/lib/modules/$(uname -r)/build module    build for your kernel
 #
