@@ -4,6 +4,7 @@
 #
 #   make demo          build, boot a Debian kernel under QEMU, show the queue
 #   make check         install what is missing, static gates, every test
+#   make bench         the performance figures of issue 14 (README "Performance")
 #   make               module (for KDIR), libwq, wqctl, tests
 #   make KDIR=/lib/modules/$(uname -r)/build module    build for your kernel
 #
@@ -77,6 +78,15 @@ demo: deps-quick
 		-- sh -c 'demo && kernel-demo'
 
 # Benchmarks (not tests: nothing here is asserted by make check).
+# bench: the nine figures of issue 14 with their goals, one 6.1 guest boot
+# (bench/run); writes build/bench/results.json, keeps the previous one as
+# results.prev.json. bench-compare: the last run against the one before.
+bench: deps-quick
+	bench/run
+
+bench-compare:
+	bench/run --compare-only
+
 # bench-irqsoff: the longest interrupts-off section while the queue moves
 # 1,000 / 1,000,000 expiring keys and a close of 100,000 held keys, on the
 # debug kernel's irqsoff tracer.
@@ -94,4 +104,4 @@ clean:
 include mk/install.mk
 
 .PHONY: all module userspace selftests deps deps-quick static check check-quick demo clean \
-	bench-irqsoff install install-kmod install-user uninstall dkms-src
+	bench bench-compare bench-irqsoff install install-kmod install-user uninstall dkms-src

@@ -17,6 +17,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nospec.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -29,6 +30,9 @@
 #include "wq_ratelimit.h"
 #include "wq_record.h"
 #include "wq_registry.h"
+
+/* Keys up to this long are copied through the stack, not an allocation. */
+#define WQ_DEV_SMALL_KEY	64
 
 /* The access a file of /dev/wq was opened with, as MAY_* bits. */
 static int wq_file_access(const struct file *file)
@@ -229,6 +233,15 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	} else if (a->deadline_ns) {
 		return -EINVAL;
 	}
+	/* A short key through the stack: a record only for a new key. */
+	if (a->key_len <= WQ_DEV_SMALL_KEY) {
+		u8 small[WQ_DEV_SMALL_KEY];
+
+		if (copy_from_user(small, u64_to_user_ptr(a->key), a->key_len))
+			return -EFAULT;
+		return kwq_add_key(q, small, a->key_len, &a->delay_ns, flags,
+				   WQ_GFP_KEYS, deadline);
+	}
 	item = kwq_record_alloc(a->key_len, WQ_GFP_KEYS);
 	if (!item)
 		return -ENOMEM;
@@ -247,10 +260,11 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	struct wq_get *g = arg;
 	struct kwq_holder *holder = &h->holder;
 	unsigned int flags = 0;
+	u8 small[WQ_DEV_SMALL_KEY];
 	u32 cap, len = 0;
 	u64 gen = 0;
 	ktime_t deadline;
-	void *buf = NULL;
+	void *buf = small;
 	long ret;
 
 	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->reserved ||
@@ -262,12 +276,20 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	if (g->flags & WQ_GET_DETACH)
 		holder = NULL;
 	cap = min_t(u32, g->buf_cap, WQ_KEY_MAX);
-	if (cap) {
+	/*
+	 * Most keys are short: take the key into a buffer on the stack, and
+	 * only for a longer head key (nothing taken: -EMSGSIZE) allocate
+	 * the caller's capacity and Get again.
+	 */
+	ret = kwq_queue_get(q, holder, buf, min_t(u32, cap, sizeof(small)),
+			    &len, &gen, deadline, flags);
+	if (ret == -EMSGSIZE && cap > sizeof(small)) {
 		buf = kmalloc(cap, GFP_KERNEL);
 		if (!buf)
 			return -ENOMEM;
+		ret = kwq_queue_get(q, holder, buf, cap, &len, &gen, deadline,
+				    flags);
 	}
-	ret = kwq_queue_get(q, holder, buf, cap, &len, &gen, deadline, flags);
 	/*
 	 * The results go out here, not in wq_ioctl(): a key taken but not
 	 * delivered (either copy faults) goes back where it was. The key goes
@@ -281,28 +303,44 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 			kwq_queue_unget(q, holder, buf, len, gen);
 		ret = -EFAULT;
 	}
-	kfree(buf);
+	if (buf != small)
+		kfree(buf);
 	return ret ? ret : (long)len;
 }
 
-static void *wq_copy_key(const struct wq_key *k)
+/*
+ * The key of @k copied in: into @small (WQ_DEV_SMALL_KEY bytes) if it fits,
+ * else into an allocation the caller frees with wq_free_key().
+ */
+static void *wq_copy_key(const struct wq_key *k, u8 *small)
 {
 	if (k->flags || k->value || kwq_check_key_len(k->key_len))
 		return ERR_PTR(-EINVAL);
-	return memdup_user(u64_to_user_ptr(k->key), k->key_len);
+	if (k->key_len > WQ_DEV_SMALL_KEY)
+		return memdup_user(u64_to_user_ptr(k->key), k->key_len);
+	if (copy_from_user(small, u64_to_user_ptr(k->key), k->key_len))
+		return ERR_PTR(-EFAULT);
+	return small;
+}
+
+static void wq_free_key(void *key, u8 *small)
+{
+	if (key != small)
+		kfree(key);
 }
 
 /* DONE and FORGET: the key copied in, one queue call on it. */
 static long wq_key_call(struct kwq *q, struct wq_key *k,
 			int (*call)(struct kwq *q, const void *key, u32 len))
 {
-	void *key = wq_copy_key(k);
+	u8 small[WQ_DEV_SMALL_KEY];
+	void *key = wq_copy_key(k, small);
 	long ret;
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
 	ret = call(q, key, k->key_len);
-	kfree(key);
+	wq_free_key(key, small);
 	return ret;
 }
 
@@ -322,12 +360,13 @@ static long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
 				void __user *uarg)
 {
 	struct wq_key *k = arg;
-	void *key = wq_copy_key(k);
+	u8 small[WQ_DEV_SMALL_KEY];
+	void *key = wq_copy_key(k, small);
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
 	k->value = kwq_ratelimit_requeues(q, key, k->key_len);
-	kfree(key);
+	wq_free_key(key, small);
 	return 0;
 }
 
@@ -384,7 +423,10 @@ struct wq_ioctl_op {
 	wq_ioc_fn fn;
 };
 
-/* @_last: the last member of the struct's first version */
+/*
+ * @_last: the last member of the struct's first version. The table is
+ * indexed by command number: one look, no search, per call.
+ */
 #define WQ_OP(_cmd, _fn, _struct, _last, _flags)			\
 	{								\
 		.cmd = _cmd,						\
@@ -395,29 +437,48 @@ struct wq_ioctl_op {
 	}
 
 static const struct wq_ioctl_op wq_ioctl_ops[] = {
-	WQ_OP(WQ_IOC_MODULE_INFO, wq_ioc_module_info, struct wq_module_info,
-	      default_max_tracked, 0),
-	WQ_OP(WQ_IOC_CREATE, wq_ioc_create, struct wq_create, limiter, 0),
-	WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name, 0),
-	WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name, 0),
-	WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, 0),
-	WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns, WQ_OP_WRITE),
-	WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns,
-	      WQ_OP_READ | WQ_OP_COPIES_OUT),
-	WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value, WQ_OP_READ),
-	WQ_OP(WQ_IOC_SHUTDOWN, wq_ioc_shutdown, struct wq_shutdown,
-	      deadline_ns, WQ_OP_WRITE),
-	WQ_OP(WQ_IOC_STAT, wq_ioc_stat, struct wq_queue_info, evicted,
-	      WQ_OP_BOUND),
-	WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value, WQ_OP_WRITE),
-	WQ_OP(WQ_IOC_NUM_REQUEUES, wq_ioc_num_requeues, struct wq_key, value,
-	      WQ_OP_BOUND),
-	WQ_OP(WQ_IOC_ADD_BATCH, wq_ioc_add_batch, struct wq_batch, deadline_ns,
-	      WQ_OP_WRITE),
-	WQ_OP(WQ_IOC_GET_BATCH, wq_ioc_get_batch, struct wq_batch, deadline_ns,
-	      WQ_OP_READ),
-	WQ_OP(WQ_IOC_DONE_BATCH, wq_ioc_done_batch, struct wq_batch,
-	      deadline_ns, WQ_OP_READ),
+	[_IOC_NR(WQ_IOC_MODULE_INFO)] =
+		WQ_OP(WQ_IOC_MODULE_INFO, wq_ioc_module_info,
+		      struct wq_module_info, default_max_tracked, 0),
+	[_IOC_NR(WQ_IOC_CREATE)] =
+		WQ_OP(WQ_IOC_CREATE, wq_ioc_create, struct wq_create, limiter,
+		      0),
+	[_IOC_NR(WQ_IOC_OPEN)] =
+		WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name, 0),
+	[_IOC_NR(WQ_IOC_DESTROY)] =
+		WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name, 0),
+	[_IOC_NR(WQ_IOC_LIST)] =
+		WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, 0),
+	[_IOC_NR(WQ_IOC_ADD)] =
+		WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns,
+		      WQ_OP_WRITE),
+	[_IOC_NR(WQ_IOC_GET)] =
+		WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns,
+		      WQ_OP_READ | WQ_OP_COPIES_OUT),
+	[_IOC_NR(WQ_IOC_DONE)] =
+		WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value,
+		      WQ_OP_READ),
+	[_IOC_NR(WQ_IOC_SHUTDOWN)] =
+		WQ_OP(WQ_IOC_SHUTDOWN, wq_ioc_shutdown, struct wq_shutdown,
+		      deadline_ns, WQ_OP_WRITE),
+	[_IOC_NR(WQ_IOC_STAT)] =
+		WQ_OP(WQ_IOC_STAT, wq_ioc_stat, struct wq_queue_info, evicted,
+		      WQ_OP_BOUND),
+	[_IOC_NR(WQ_IOC_FORGET)] =
+		WQ_OP(WQ_IOC_FORGET, wq_ioc_forget, struct wq_key, value,
+		      WQ_OP_WRITE),
+	[_IOC_NR(WQ_IOC_NUM_REQUEUES)] =
+		WQ_OP(WQ_IOC_NUM_REQUEUES, wq_ioc_num_requeues, struct wq_key,
+		      value, WQ_OP_BOUND),
+	[_IOC_NR(WQ_IOC_ADD_BATCH)] =
+		WQ_OP(WQ_IOC_ADD_BATCH, wq_ioc_add_batch, struct wq_batch,
+		      deadline_ns, WQ_OP_WRITE),
+	[_IOC_NR(WQ_IOC_GET_BATCH)] =
+		WQ_OP(WQ_IOC_GET_BATCH, wq_ioc_get_batch, struct wq_batch,
+		      deadline_ns, WQ_OP_READ),
+	[_IOC_NR(WQ_IOC_DONE_BATCH)] =
+		WQ_OP(WQ_IOC_DONE_BATCH, wq_ioc_done_batch, struct wq_batch,
+		      deadline_ns, WQ_OP_READ),
 };
 
 union wq_ioctl_buf {
@@ -439,18 +500,15 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	unsigned int nr = _IOC_NR(cmd);
 	unsigned int usize = _IOC_SIZE(cmd);
-	const struct wq_ioctl_op *op = NULL;
+	const struct wq_ioctl_op *op;
 	union wq_ioctl_buf buf;
 	struct kwq *q = NULL;
-	unsigned int i;
 	long ret;
 
-	if (_IOC_TYPE(cmd) != WQ_IOC_MAGIC)
+	if (_IOC_TYPE(cmd) != WQ_IOC_MAGIC || nr >= ARRAY_SIZE(wq_ioctl_ops))
 		return -ENOTTY;
-	for (i = 0; i < ARRAY_SIZE(wq_ioctl_ops); i++)
-		if (_IOC_NR(wq_ioctl_ops[i].cmd) == nr)
-			op = &wq_ioctl_ops[i];
-	if (!op || _IOC_DIR(cmd) != _IOC_DIR(op->cmd))
+	op = &wq_ioctl_ops[array_index_nospec(nr, ARRAY_SIZE(wq_ioctl_ops))];
+	if (!op->fn || _IOC_DIR(cmd) != _IOC_DIR(op->cmd))
 		return -ENOTTY;
 	if (usize < op->min_size)
 		return -EINVAL;
@@ -466,11 +524,13 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			return -EBADF;
 	}
 
-	memset(&buf, 0, sizeof(buf));
+	/* The struct's bytes only (the union is several times larger). */
 	if (_IOC_DIR(cmd) & _IOC_WRITE) {
 		ret = copy_struct_from_user(&buf, op->size, uarg, usize);
 		if (ret)
 			return ret;
+	} else {
+		memset(&buf, 0, op->size);
 	}
 	/*
 	 * Commands that change state and report back: make sure the result

@@ -4,6 +4,8 @@
  * delaying queue, and kwq_add_item(), the entry for every add. See
  * wq_ratelimit.h; the rules are in wq_queue.h.
  */
+#include <linux/string.h>
+
 #include "wq_delay.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
@@ -47,6 +49,10 @@ u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
 	return delay;
 }
 
+static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
+			       u64 *delay_ns, unsigned int flags, gfp_t gfp,
+			       ktime_t deadline);
+
 /**
  * kwq_add_item() - Add, AddAfter and AddRateLimited
  * @q: the queue
@@ -85,6 +91,65 @@ u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
 int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		 unsigned int flags, gfp_t gfp, ktime_t deadline)
 {
+	return kwq_add_item_hashed(q, new,
+				   kwq_record_hash(q, new->key.data, new->key.len),
+				   delay_ns, flags, gfp, deadline);
+}
+
+/**
+ * kwq_add_key() - kwq_add_item() of a key the caller owns
+ * @q: the queue
+ * @key: the key bytes (copied if a record is needed)
+ * @len: 1..WQ_KEY_MAX
+ * @delay_ns: as for kwq_add_item()
+ * @flags: as for kwq_add_item()
+ * @gfp: as for kwq_add_item()
+ * @deadline: as for kwq_add_item()
+ *
+ * The key is hashed once. A plain Add (no delay, not rate-limited) of a
+ * key the queue holds already (queued, processing or waiting) is done in
+ * one lock hold without allocating anything: client-go's common case of a
+ * key added again before its worker got to it. Any other add allocates a
+ * record outside the lock and goes on as kwq_add_item().
+ *
+ * Context: as kwq_add_item().
+ * Return: as kwq_add_item().
+ */
+int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
+		unsigned int flags, gfp_t gfp, ktime_t deadline)
+{
+	u64 hash = kwq_record_hash(q, key, len);
+	struct kwq_item *item, *new;
+	unsigned long irqflags;
+	unsigned int was;
+
+	if (!(flags & KWQ_ADD_RATE_LIMITED) && !*delay_ns) {
+		spin_lock_irqsave(&q->lock, irqflags);
+		item = q->shutting_down ? NULL :
+		       kwq_record_find_locked(q, hash, key, len);
+		if (item && (item->flags & KWQ_ITEM_HELD)) {
+			was = q->nr_queued;
+			kwq_mark_pending_locked(q, item);
+			was = q->nr_queued - was;
+			spin_unlock_irqrestore(&q->lock, irqflags);
+			kwq_wake_getters(q, was);
+			return 0;
+		}
+		spin_unlock_irqrestore(&q->lock, irqflags);
+	}
+	new = kwq_record_alloc(len, gfp);
+	if (!new)
+		return -ENOMEM;
+	memcpy(new->key.data, key, len);
+	return kwq_add_item_hashed(q, new, hash, delay_ns, flags, gfp,
+				   deadline);
+}
+
+/* kwq_add_item() of a record whose key's hash is @hash. */
+static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
+			       u64 *delay_ns, unsigned int flags, gfp_t gfp,
+			       ktime_t deadline)
+{
 	bool limited = flags & KWQ_ADD_RATE_LIMITED;
 	bool unlimited = flags & KWQ_ADD_UNLIMITED;
 	bool later = limited || *delay_ns;
@@ -95,7 +160,7 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 	unsigned int was;
 	int ret;
 
-	kwq_record_prepare(q, new, gfp);
+	kwq_record_prepare_hashed(q, new, hash, gfp);
 	for (;;) {
 		spin_lock_irqsave(&q->lock, irqflags);
 		/* a slot even if When gives 0: When has side effects */

@@ -8,7 +8,9 @@
  * wq_record.h).
  *
  * kwq_add_item() is the top of the stack: the one entry for every kind of
- * add from the front ends (wq_api.c, wq_dev.c).
+ * add from the front ends (wq_api.c, wq_dev.c); kwq_add_key() is the same
+ * for a key the caller still owns, and allocates a record only for a key
+ * the queue does not hold.
  *
  * Relies on wq_queue.h: q->lock around the limiter's state and the
  * records' failure counts; and on wq_delay.h for the heap slot.
@@ -25,6 +27,8 @@
 
 int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		 unsigned int flags, gfp_t gfp, ktime_t deadline);
+int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
+		unsigned int flags, gfp_t gfp, ktime_t deadline);
 u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now);
 int kwq_ratelimit_forget(struct kwq *q, const void *key, u32 len);
 unsigned int kwq_ratelimit_requeues(struct kwq *q, const void *key, u32 len);

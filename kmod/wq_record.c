@@ -226,7 +226,25 @@ static void kwq_record_retired_locked(struct kwq *q)
  */
 void kwq_record_prepare(struct kwq *q, struct kwq_item *new, gfp_t gfp)
 {
-	new->key.hash = kwq_record_hash(q, new->key.data, new->key.len);
+	kwq_record_prepare_hashed(q, new,
+				  kwq_record_hash(q, new->key.data, new->key.len),
+				  gfp);
+}
+
+/**
+ * kwq_record_prepare_hashed() - kwq_record_prepare() of a key whose hash
+ * the caller has already computed (a key is never hashed twice)
+ * @q: the queue
+ * @new: a record from kwq_record_alloc() with its key filled in
+ * @hash: kwq_record_hash() of that key
+ * @gfp: how the caller may allocate
+ *
+ * Context: any context @gfp allows; not under q->lock.
+ */
+void kwq_record_prepare_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
+			       gfp_t gfp)
+{
+	new->key.hash = hash;
 	kwq_record_grow(q, gfp);
 }
 
