@@ -154,16 +154,10 @@ EXPORT_SYMBOL_NS_GPL(kwq_put, WQ_NS);
 static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 			  u64 *delay_ns, unsigned int flags, gfp_t gfp)
 {
-	struct kwq_item *item;
 	int ret = kwq_check_key(key, len);
 
-	if (ret)
-		return ret;
-	item = kwq_record_alloc(len, gfp);
-	if (!item)
-		return -ENOMEM;
-	memcpy(item->key.data, key, len);
-	return kwq_add_item(q, item, delay_ns, flags, gfp, KTIME_MAX);
+	/* a key the queue holds already: no allocation (kwq_add_key()) */
+	return ret ?: kwq_add_key(q, key, len, delay_ns, flags, gfp, KTIME_MAX);
 }
 
 /**
