@@ -11,31 +11,7 @@
 #include "wq_test_util.h"
 #include "wq_test_jobs.h"
 
-FIXTURE(addw) {
-	int fd;
-	char name[WQ_NAME_MAX];
-};
-
-FIXTURE_SETUP(addw)
-{
-	struct wq_attr attr = { .limiter = "none", .max_items = 1 };
-
-	self->fd = -1;
-	if (!wqt_have_dev())
-		SKIP(return, "/dev/wq missing (module not loaded)");
-	wqt_name(self->name, _metadata->name);
-	self->fd = wq_create(self->name, &attr);
-	ASSERT_LE(0, self->fd) TH_LOG("wq_create: %s", strerror(-self->fd));
-}
-
-FIXTURE_TEARDOWN(addw)
-{
-	wqt_reap_all();
-	if (self->fd >= 0)
-		wq_close(self->fd);
-	if (self->name[0])
-		wq_destroy(self->name);
-}
+WQT_FIXTURE_ATTR(addw, .limiter = "none", .max_items = 1);
 
 #define ADD_WAIT(fd, s, ms)	wq_add_wait(fd, s, strlen(s), ms)
 

@@ -13,31 +13,7 @@
 #include "wq_test_util.h"
 #include "wq_test_jobs.h"
 
-FIXTURE(bc) {
-	int fd;
-	char name[WQ_NAME_MAX];
-};
-
-FIXTURE_SETUP(bc)
-{
-	struct wq_attr attr = { .limiter = "none", .max_items = 4096 };
-
-	self->fd = -1;
-	if (!wqt_have_dev())
-		SKIP(return, "/dev/wq missing (module not loaded)");
-	wqt_name(self->name, _metadata->name);
-	self->fd = wq_create(self->name, &attr);
-	ASSERT_LE(0, self->fd) TH_LOG("wq_create: %s", strerror(-self->fd));
-}
-
-FIXTURE_TEARDOWN(bc)
-{
-	wqt_reap_all();
-	if (self->fd >= 0)
-		wq_close(self->fd);
-	if (self->name[0])
-		wq_destroy(self->name);
-}
+WQT_FIXTURE_ATTR(bc, .limiter = "none", .max_items = 4096);
 
 /* A snapshot of the counters that a failed call must leave alone. */
 #define SAME_STATS(fd, before) do {					\

@@ -85,21 +85,14 @@ FIXTURE_SETUP(pool)
 	self->pool = NULL;
 	self->t = calloc(1, sizeof(*self->t));
 	ASSERT_NE(NULL, self->t);
-	if (!wqt_have_dev())
-		SKIP(return, "/dev/wq missing (module not loaded)");
-	wqt_name(self->name, _metadata->name);
-	self->fd = wq_create(self->name, &attr);
-	ASSERT_LE(0, self->fd) TH_LOG("wq_create: %s", strerror(-self->fd));
+	WQT_SETUP_QUEUE(&attr);
 }
 
 FIXTURE_TEARDOWN(pool)
 {
 	if (self->pool)
 		wq_pool_stop(self->pool, 0);
-	if (self->fd >= 0)
-		wq_close(self->fd);
-	if (self->name[0])
-		wq_destroy(self->name);
+	WQT_TEARDOWN_QUEUE();
 	free(self->t);
 }
 

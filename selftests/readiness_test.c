@@ -41,24 +41,15 @@ FIXTURE_SETUP(ready)
 {
 	struct wq_attr attr = { .limiter = "none", .max_items = ROOM };
 
-	self->fd = -1;
 	self->ep = -1;
-	if (!wqt_have_dev())
-		SKIP(return, "/dev/wq missing (module not loaded)");
-	wqt_name(self->name, _metadata->name);
-	self->fd = wq_create(self->name, &attr);
-	ASSERT_LE(0, self->fd) TH_LOG("wq_create: %s", strerror(-self->fd));
+	WQT_SETUP_QUEUE(&attr);
 }
 
 FIXTURE_TEARDOWN(ready)
 {
-	wqt_reap_all();
 	if (self->ep >= 0)
 		close(self->ep);
-	if (self->fd >= 0)
-		wq_close(self->fd);
-	if (self->name[0])
-		wq_destroy(self->name);
+	WQT_TEARDOWN_QUEUE();
 }
 
 /* Watches self->fd for events (plus the variant's EPOLLET). */

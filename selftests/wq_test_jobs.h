@@ -81,14 +81,7 @@ static inline bool wqt_job_returned(struct wqt_job *j)
 /* Waits up to ms for the call to return; joins the thread if it did. */
 static inline bool wqt_job_wait(struct wqt_job *j, int ms)
 {
-	int64_t end = wqt_now_ms() + ms;
-
-	while (!wqt_job_returned(j) && wqt_now_ms() < end)
-		wqt_sleep_ms(2);
-	if (!wqt_job_returned(j))
-		return false;
-	pthread_join(j->th, NULL);
-	return true;
+	return wqt_join_within(&j->returned, j->th, ms, 2);
 }
 
 /* The scheduler state of thread tid ('S': asleep), or 0. */

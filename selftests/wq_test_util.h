@@ -459,17 +459,27 @@ static inline bool wqt_bg_returned(struct wqt_bg *b)
 	return atomic_load(&b->returned);
 }
 
-/* Waits up to ms for the call to return; joins the thread if it did. */
-static inline bool wqt_bg_wait(struct wqt_bg *b, int ms)
+/*
+ * Waits up to ms (looking every step_ms) for thread th to set *returned;
+ * joins it if it did.
+ */
+static inline bool wqt_join_within(atomic_int *returned, pthread_t th,
+				   int ms, int step_ms)
 {
 	int64_t end = wqt_now_ms() + ms;
 
-	while (!wqt_bg_returned(b) && wqt_now_ms() < end)
-		wqt_sleep_ms(5);
-	if (!wqt_bg_returned(b))
+	while (!atomic_load(returned) && wqt_now_ms() < end)
+		wqt_sleep_ms(step_ms);
+	if (!atomic_load(returned))
 		return false;
-	pthread_join(b->th, NULL);
+	pthread_join(th, NULL);
 	return true;
+}
+
+/* Waits up to ms for the call to return; joins the thread if it did. */
+static inline bool wqt_bg_wait(struct wqt_bg *b, int ms)
+{
+	return wqt_join_within(&b->returned, b->th, ms, 5);
 }
 
 /* Waits for the call to return, however long that takes. */
@@ -481,33 +491,53 @@ static inline void wqt_bg_join(struct wqt_bg *b)
 /* ---- fixture ------------------------------------------------------------ */
 
 /*
- * WQT_FIXTURE(f): a fixture "f" whose setup creates a fresh queue with a
- * unique name and default attributes (self->name, self->fd) and whose
- * teardown kills leftover children, closes the handle (unless the test set
- * self->fd to -1) and destroys the queue. Skips when /dev/wq is missing.
+ * For a fixture of its own with self->fd and self->name: WQT_SETUP_QUEUE
+ * in its FIXTURE_SETUP creates a fresh queue with a unique name and the
+ * attributes *attr (NULL: the defaults), skipping when /dev/wq is missing;
+ * WQT_TEARDOWN_QUEUE in its FIXTURE_TEARDOWN kills leftover children,
+ * closes the handle (unless the test set self->fd to -1) and destroys the
+ * queue.
  */
-#define WQT_FIXTURE(f)							\
+#define WQT_SETUP_QUEUE(attr) do {					\
+		self->fd = -1;						\
+		if (!wqt_have_dev())					\
+			SKIP(return, "/dev/wq missing (module not loaded)"); \
+		wqt_name(self->name, _metadata->name);			\
+		self->fd = wq_create(self->name, (attr));		\
+		ASSERT_LE(0, self->fd) TH_LOG("wq_create(%s): %s",	\
+			self->name, strerror(-self->fd));		\
+	} while (0)
+
+#define WQT_TEARDOWN_QUEUE() do {					\
+		wqt_reap_all();						\
+		if (self->fd >= 0)					\
+			wq_close(self->fd);				\
+		if (self->name[0])					\
+			wq_destroy(self->name);				\
+	} while (0)
+
+/*
+ * WQT_FIXTURE(f): a fixture "f" (self->name, self->fd) whose setup is
+ * WQT_SETUP_QUEUE with default attributes and whose teardown is
+ * WQT_TEARDOWN_QUEUE. WQT_FIXTURE_ATTR(f, ...): the same with the
+ * attributes { ... } (a struct wq_attr initializer).
+ */
+#define WQT_FIXTURE(f)		WQT_FIXTURE_WITH(f, NULL)
+#define WQT_FIXTURE_ATTR(f, ...)					\
+	WQT_FIXTURE_WITH(f, (&(const struct wq_attr){ __VA_ARGS__ }))
+
+#define WQT_FIXTURE_WITH(f, attr)					\
 	FIXTURE(f) {							\
 		int fd;							\
 		char name[WQ_NAME_MAX];					\
 	};								\
 	FIXTURE_SETUP(f)						\
 	{								\
-		self->fd = -1;						\
-		if (!wqt_have_dev())					\
-			SKIP(return, "/dev/wq missing (module not loaded)"); \
-		wqt_name(self->name, _metadata->name);			\
-		self->fd = wq_create(self->name, NULL);			\
-		ASSERT_LE(0, self->fd) TH_LOG("wq_create(%s): %s",	\
-			self->name, strerror(-self->fd));		\
+		WQT_SETUP_QUEUE(attr);					\
 	}								\
 	FIXTURE_TEARDOWN(f)						\
 	{								\
-		wqt_reap_all();						\
-		if (self->fd >= 0)					\
-			wq_close(self->fd);				\
-		if (self->name[0])					\
-			wq_destroy(self->name);				\
+		WQT_TEARDOWN_QUEUE();					\
 	}
 
 #endif /* WQ_TEST_UTIL_H */
