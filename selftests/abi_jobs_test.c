@@ -21,28 +21,12 @@ FIXTURE(abij) {
 
 FIXTURE_SETUP(abij)
 {
-	self->dev = self->fd = -1;
-	if (!wqt_have_dev())
-		SKIP(return, "/dev/wq missing (module not loaded)");
-	self->dev = raw_open_dev();
-	ASSERT_LE(0, self->dev);
-	self->fd = raw_open_dev();
-	ASSERT_LE(0, self->fd);
-	wqt_name(self->name, _metadata->name);
-	ASSERT_EQ(0, raw_create(self->fd, self->name, NULL, 0, 0));
+	RAW_SETUP_QUEUE();
 }
 
 FIXTURE_TEARDOWN(abij)
 {
-	struct wq_name n = { 0 };
-
-	if (self->fd >= 0)
-		close(self->fd);
-	if (self->dev >= 0) {
-		set_name(n.name, self->name);
-		ioctl(self->dev, WQ_IOC_DESTROY, &n);
-		close(self->dev);
-	}
+	RAW_TEARDOWN_QUEUE();
 }
 
 /* struct wq_iov is struct iovec on LP64; the structs have no padding. */

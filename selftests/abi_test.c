@@ -17,32 +17,17 @@ FIXTURE(abi) {
 
 FIXTURE_SETUP(abi)
 {
-	self->dev = self->fd = self->spare = -1;
-	if (!wqt_have_dev())
-		SKIP(return, "/dev/wq missing (module not loaded)");
-	self->dev = raw_open_dev();
-	ASSERT_LE(0, self->dev);
-	self->fd = raw_open_dev();
-	ASSERT_LE(0, self->fd);
+	self->spare = -1;
+	RAW_SETUP_QUEUE();
 	self->spare = raw_open_dev();
 	ASSERT_LE(0, self->spare);
-	wqt_name(self->name, _metadata->name);
-	ASSERT_EQ(0, raw_create(self->fd, self->name, NULL, 0, 0));
 }
 
 FIXTURE_TEARDOWN(abi)
 {
-	struct wq_name n = { 0 };
-
 	if (self->spare >= 0)
 		close(self->spare);
-	if (self->fd >= 0)
-		close(self->fd);
-	if (self->dev >= 0) {
-		set_name(n.name, self->name);
-		ioctl(self->dev, WQ_IOC_DESTROY, &n);
-		close(self->dev);
-	}
+	RAW_TEARDOWN_QUEUE();
 }
 
 TEST_F(abi, module_info)

@@ -125,4 +125,36 @@ static inline struct snapshot snap(int fd)
 			       (before).state, _now.state);		\
 	} while (0)
 
+/*
+ * For an ABI test's fixture with self->dev (a handle of /dev/wq, not
+ * bound), self->fd (bound to self->name) and self->name, after
+ * wq_test_util.h: RAW_SETUP_QUEUE in its FIXTURE_SETUP opens both and
+ * creates a fresh queue with a unique name, skipping when /dev/wq is
+ * missing; RAW_TEARDOWN_QUEUE in its FIXTURE_TEARDOWN closes self->fd,
+ * destroys the queue through self->dev and closes it.
+ */
+#define RAW_SETUP_QUEUE() do {						\
+		self->dev = self->fd = -1;				\
+		if (!wqt_have_dev())					\
+			SKIP(return, "/dev/wq missing (module not loaded)"); \
+		self->dev = raw_open_dev();				\
+		ASSERT_LE(0, self->dev);				\
+		self->fd = raw_open_dev();				\
+		ASSERT_LE(0, self->fd);					\
+		wqt_name(self->name, _metadata->name);			\
+		ASSERT_EQ(0, raw_create(self->fd, self->name, NULL, 0, 0)); \
+	} while (0)
+
+#define RAW_TEARDOWN_QUEUE() do {					\
+		struct wq_name _n = { 0 };				\
+									\
+		if (self->fd >= 0)					\
+			close(self->fd);				\
+		if (self->dev >= 0) {					\
+			set_name(_n.name, self->name);			\
+			ioctl(self->dev, WQ_IOC_DESTROY, &_n);		\
+			close(self->dev);				\
+		}							\
+	} while (0)
+
 #endif /* WQ_TEST_IOCTL_H */
