@@ -24,21 +24,6 @@ P=wqctl-jobs-$$
 in=$TMP/wqctl-jobs.$$.in
 bg=$TMP/wqctl-jobs.$$.bg
 
-# cs: /proc/uptime in centiseconds
-cs() {
-	awk '{ printf "%d\n", $1 * 100 + 0.5 }' /proc/uptime
-}
-
-# since T0 TEST LIMIT DESC: one test point on the centiseconds since T0
-since() {
-	dt=$(($(cs) - $1))
-	if test "$dt" "$2" "$3"; then
-		ok "$4 ($dt cs)"
-	else
-		not_ok "$4 (took $dt cs)"
-	fi
-}
-
 # asleep PID: waits (up to 20 s) until process PID sleeps; false if it
 # exited or never slept
 asleep() {

@@ -37,33 +37,21 @@ wqctl_start() {
 # run EXPECTED_STATUS ARGS...: runs wqctl ARGS, stdout in $out, stderr in
 # $err; true iff it exited with EXPECTED_STATUS (else says why)
 run() {
-	want=$1
-	shift
-	"$WQCTL" "$@" >"$out" 2>"$err" </dev/null
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "# wqctl $*: exit $rc, expected $want"
-		sed 's/^/#   stdout: /' "$out"
-		sed 's/^/#   stderr: /' "$err"
-		return 1
-	fi
-	return 0
+	run_in /dev/null "$@"
 }
 
 # run_in FILE EXPECTED_STATUS ARGS...: run with standard input from FILE
 run_in() {
-	in=$1
+	stdin=$1
 	want=$2
 	shift 2
-	"$WQCTL" "$@" >"$out" 2>"$err" <"$in"
+	"$WQCTL" "$@" >"$out" 2>"$err" <"$stdin"
 	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		echo "# wqctl $* <$in: exit $rc, expected $want"
-		sed 's/^/#   stdout: /' "$out"
-		sed 's/^/#   stderr: /' "$err"
-		return 1
-	fi
-	return 0
+	[ "$rc" -eq "$want" ] && return 0
+	echo "# wqctl $* <$stdin: exit $rc, expected $want"
+	sed 's/^/#   stdout: /' "$out"
+	sed 's/^/#   stderr: /' "$err"
+	return 1
 }
 
 # err_has TEXT: stderr of the last run contains TEXT
@@ -96,4 +84,20 @@ stat_is() {
 	[ "$got" = "$3" ] && return 0
 	echo "# wqctl stat $1: $2 is '$got', expected '$3'"
 	return 1
+}
+
+# cs: /proc/uptime in centiseconds
+cs() {
+	awk '{ printf "%d\n", $1 * 100 + 0.5 }' /proc/uptime
+}
+
+# since T0 TEST LIMIT DESC: one test point, DESC: the centiseconds since
+# T0 (from cs) are TEST (-lt or -ge) LIMIT
+since() {
+	dt=$(($(cs) - $1))
+	if test "$dt" "$2" "$3"; then
+		ok "$4 ($dt cs)"
+	else
+		not_ok "$4 (took $dt cs)"
+	fi
 }

@@ -17,22 +17,6 @@
 
 P=wqctl-test-$$
 
-# cs: /proc/uptime in centiseconds
-cs() {
-	awk '{ printf "%d\n", $1 * 100 + 0.5 }' /proc/uptime
-}
-
-# since T0 TEST LIMIT DESC: one test point, DESC: the centiseconds since
-# T0 (from cs) are TEST (-lt or -ge) LIMIT
-since() {
-	dt=$(($(cs) - $1))
-	if test "$dt" "$2" "$3"; then
-		ok "$4 ($dt cs)"
-	else
-		not_ok "$4 (took $dt cs)"
-	fi
-}
-
 # column Q N: field N of queue Q's row in "wqctl list" (2 QUEUED,
 # 3 PROCESSING, 4 WAITING, 5 SHUTDOWN)
 column() {
