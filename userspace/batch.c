@@ -9,6 +9,7 @@
  * and, for a get, back.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -32,34 +33,35 @@ _Static_assert(sizeof(int) == sizeof(__s32),
 	       "per-key results are __s32 in the ABI, int in libwq");
 /* wq.h defines WQ_BATCH_MAX too: a different value would not compile. */
 
-/* The call-level checks every batch shares, before the kernel's. */
-static int wq_batch_check(const struct iovec *keys, unsigned int n)
-{
-	if (n == 0 || n > WQ_BATCH_MAX)
-		return -EINVAL;
-	return keys ? 0 : -EFAULT;
-}
-
 /*
- * The keys as the ABI wants them: the caller's array itself, or *copy, a
- * converted one the caller frees (NULL for none needed). -ENOMEM.
+ * What every batch starts with: the call-level checks, before the
+ * kernel's (-EINVAL, -EFAULT), and *b zeroed but for its count and keys.
+ * b->keys is the caller's array itself, or *copy, a converted one (the
+ * keys copied in when in is set) that the caller frees; *copy is NULL
+ * when none is needed. -ENOMEM.
  */
-static int wq_iov_in(const struct iovec *keys, unsigned int n,
-		     struct wq_iov **copy, __u64 *ptr)
+static int wq_batch_init(struct wq_batch *b, const struct iovec *keys,
+			 unsigned int n, bool in, struct wq_iov **copy)
 {
 	*copy = NULL;
+	if (n == 0 || n > WQ_BATCH_MAX)
+		return -EINVAL;
+	if (!keys)
+		return -EFAULT;
+	memset(b, 0, sizeof(*b));
+	b->count = n;
 	if (WQ_IOVEC_IS_WQ_IOV) {
-		*ptr = (uintptr_t)keys;
+		b->keys = (uintptr_t)keys;
 		return 0;
 	}
 	*copy = calloc(n, sizeof(**copy));
 	if (!*copy)
 		return -ENOMEM;
-	for (unsigned int i = 0; i < n; i++) {
+	for (unsigned int i = 0; in && i < n; i++) {
 		(*copy)[i].base = (uintptr_t)keys[i].iov_base;
 		(*copy)[i].len = keys[i].iov_len;
 	}
-	*ptr = (uintptr_t)*copy;
+	b->keys = (uintptr_t)*copy;
 	return 0;
 }
 
@@ -71,15 +73,10 @@ static int wq_batch_keys(int fd, unsigned long cmd, const struct iovec *keys,
 	struct wq_batch b;
 	int ret;
 
-	ret = wq_batch_check(keys, n);
+	ret = wq_batch_init(&b, keys, n, true, &copy);
 	if (ret)
 		return ret;
-	memset(&b, 0, sizeof(b));
-	b.count = n;
 	b.results = (uintptr_t)errs;
-	ret = wq_iov_in(keys, n, &copy, &b.keys);
-	if (ret)
-		return ret;
 	ret = wq_ioctl(fd, cmd, &b);
 	free(copy);
 	return ret;
@@ -99,30 +96,20 @@ static ssize_t wq_get_batch_ex(int fd, void *buf, size_t cap,
 			       struct iovec *keys, unsigned int n,
 			       int timeout_ms, uint32_t flags)
 {
-	struct wq_iov *copy = NULL;
+	struct wq_iov *copy;
 	struct wq_batch b;
 	int ret;
 
-	ret = wq_batch_check(keys, n);
+	ret = wq_batch_init(&b, keys, n, false, &copy);
 	if (ret)
 		return ret;
-	memset(&b, 0, sizeof(b));
 	b.flags = flags;
-	b.count = n;
 	b.buf = (uintptr_t)buf;
 	b.buf_cap = cap;
 	if (timeout_ms == 0)	/* as wq_get: never wait */
 		b.flags |= WQ_GET_NONBLOCK;
 	else
 		b.deadline_ns = wq_deadline_ms(timeout_ms);
-	if (WQ_IOVEC_IS_WQ_IOV) {
-		b.keys = (uintptr_t)keys;
-	} else {
-		copy = calloc(n, sizeof(*copy));
-		if (!copy)
-			return -ENOMEM;
-		b.keys = (uintptr_t)copy;
-	}
 	ret = wq_ioctl(fd, WQ_IOC_GET_BATCH, &b);
 	for (int i = 0; copy && i < ret; i++) {
 		keys[i].iov_base = (void *)(uintptr_t)copy[i].base;
