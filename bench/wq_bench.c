@@ -494,25 +494,32 @@ static void fig_scale(void)
 
 /* ---- single key: wq against mqueue (figures 2, 4) -------------------- */
 
-static long long wq_cycle_ns(int fd, long n)
+/* One cycle: Add key, Get the head, Done it; dies on any error. */
+static inline void wq_cycle(int fd, const char *key)
 {
-	char key[KEY_LEN], buf[64];
-	long long t0 = now_ns();
+	char buf[64];
 	ssize_t got;
 	int ret;
 
+	ret = wq_add(fd, key, KEY_LEN);
+	if (ret)
+		die("wq_add", ret);
+	got = wq_get(fd, buf, sizeof(buf), 0);
+	if (got != KEY_LEN)
+		die("wq_get", got < 0 ? got : EIO);
+	ret = wq_done(fd, buf, KEY_LEN);
+	if (ret)
+		die("wq_done", ret);
+}
+
+static long long wq_cycle_ns(int fd, long n)
+{
+	char key[KEY_LEN];
+	long long t0 = now_ns();
+
 	key_of(key, 's', 1);
-	for (long i = 0; i < n; i++) {
-		ret = wq_add(fd, key, KEY_LEN);
-		if (ret)
-			die("wq_add", ret);
-		got = wq_get(fd, buf, sizeof(buf), 0);
-		if (got != KEY_LEN)
-			die("wq_get", got < 0 ? got : EIO);
-		ret = wq_done(fd, buf, KEY_LEN);
-		if (ret)
-			die("wq_done", ret);
-	}
+	for (long i = 0; i < n; i++)
+		wq_cycle(fd, key);
 	return (now_ns() - t0) / n;
 }
 
@@ -612,22 +619,12 @@ static void fill(int fd, char tag, long n)
 /* Add a new key, Get the head (a resident key), Done it: n cycles. */
 static long long resident_cycle_ns(int fd, long n, unsigned long *seq)
 {
-	char key[KEY_LEN], buf[64];
+	char key[KEY_LEN];
 	long long t0 = now_ns();
-	ssize_t got;
-	int ret;
 
 	for (long i = 0; i < n; i++) {
 		key_of(key, 'n', (*seq)++);
-		ret = wq_add(fd, key, KEY_LEN);
-		if (ret)
-			die("wq_add", ret);
-		got = wq_get(fd, buf, sizeof(buf), 0);
-		if (got != KEY_LEN)
-			die("wq_get", got < 0 ? got : EIO);
-		ret = wq_done(fd, buf, KEY_LEN);
-		if (ret)
-			die("wq_done", ret);
+		wq_cycle(fd, key);
 	}
 	return (now_ns() - t0) / n;
 }
