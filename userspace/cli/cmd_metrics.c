@@ -181,6 +181,7 @@ static void print_hist(const char *name, const char *help, bool work,
 
 		if (!q[i].ok)
 			continue;
+		/* cppcheck-suppress knownConditionTrueFalse ; filled by the kernel */
 		for (uint32_t b = 0; b < nb; b++) {
 			printf("%s_bucket{name=\"%s\",le=\"", name, q[i].name);
 			if (h->le_ns[b] == UINT64_MAX)
@@ -189,6 +190,7 @@ static void print_hist(const char *name, const char *help, bool work,
 				printf("%g", (double)h->le_ns[b] / 1e9);
 			printf("\"} %llu\n", (unsigned long long)h->bucket[b]);
 		}
+		/* cppcheck-suppress knownConditionTrueFalse ; filled by the kernel */
 		if (!nb || h->le_ns[nb - 1] != UINT64_MAX)
 			printf("%s_bucket{name=\"%s\",le=\"+Inf\"} %llu\n", name,
 			       q[i].name, (unsigned long long)h->count);
@@ -314,9 +316,11 @@ static uint64_t quantile(const struct wq_histogram *cur,
 	double rank;
 
 	total = cur->count - (prev ? prev->count : 0);
+	/* cppcheck-suppress knownConditionTrueFalse ; filled by the kernel */
 	if (!total || !nb)
 		return UINT64_MAX;
 	rank = qq * (double)total;
+	/* cppcheck-suppress knownConditionTrueFalse ; filled by the kernel */
 	for (uint32_t b = 0; b < nb; b++) {
 		uint64_t cum = cur->bucket[b] - (prev ? prev->bucket[b] : 0);
 
