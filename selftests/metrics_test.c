@@ -485,6 +485,16 @@ TEST_F(metrics, ioctl_sizes)
 	r.metrics = 8;			/* unmapped */
 	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_METRICS, &r));
 	EXPECT_EQ(WQ_METRICS_INFO_SIZE_VER0, sizeof(mi));
+	{
+		/* WQ_ADD_AFTER is an AddAfter: not with WQ_ADD_RATE_LIMITED */
+		struct wq_add a = { .flags = WQ_ADD_AFTER | WQ_ADD_RATE_LIMITED,
+				    .key_len = 1, .key = (uintptr_t)"x" };
+
+		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD, &a));
+		a.flags = WQ_ADD_AFTER;
+		EXPECT_EQ(0, xioctl(self->fd, WQ_IOC_ADD, &a));
+		EXPECT_EQ(1, get_metrics(self->fd).retries_total);
+	}
 	EXPECT_EQ(sizeof(struct wq_metrics), sizeof(mi));
 }
 
