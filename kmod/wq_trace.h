@@ -71,157 +71,129 @@ TRACE_DEFINE_ENUM(KWQ_TRACE_DRAIN);
 TRACE_DEFINE_ENUM(KWQ_TRACE_DISCARD);
 
 TRACE_EVENT(kwq_add,
-	TP_PROTO(const struct kwq *q, const struct kwq_item *item, int outcome),
-	TP_ARGS(q, item, outcome),
-	TP_STRUCT__entry(
-		__array(char, name, WQ_NAME_MAX)
-		__array(char, key, KWQ_TRACE_KEY + 1)
-		__field(u32, len)
-		__field(int, outcome)
-	),
-	TP_fast_assign(
-		kwq_trace_name(__entry->name, q);
-		kwq_trace_key(__entry->key, item);
-		__entry->len = item->key.len;
-		__entry->outcome = outcome;
-	),
-	TP_printk("queue=%s key=%s len=%u outcome=%s", __entry->name,
-		  __entry->key, __entry->len,
-		  __print_symbolic(__entry->outcome,
-				   { KWQ_TRACE_QUEUED, "queued" },
-				   { KWQ_TRACE_COALESCED, "coalesced" },
-				   { KWQ_TRACE_DIRTY, "dirty" }))
+	    TP_PROTO(const struct kwq *q, const struct kwq_item *item, int outcome),
+	    TP_ARGS(q, item, outcome),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __array(char, key, KWQ_TRACE_KEY + 1)
+			     __field(u32, len)
+			     __field(int, outcome)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   kwq_trace_key(__entry->key, item);
+			   __entry->len = item->key.len;
+			   __entry->outcome = outcome;),
+	    TP_printk("queue=%s key=%s len=%u outcome=%s", __entry->name,
+		      __entry->key, __entry->len,
+		      __print_symbolic(__entry->outcome,
+				       { KWQ_TRACE_QUEUED, "queued" },
+				       { KWQ_TRACE_COALESCED, "coalesced" },
+				       { KWQ_TRACE_DIRTY, "dirty" }))
 );
 
 TRACE_EVENT(kwq_get,
-	TP_PROTO(const struct kwq *q, const struct kwq_item *item,
-		 u64 queued_ns),
-	TP_ARGS(q, item, queued_ns),
-	TP_STRUCT__entry(
-		__array(char, name, WQ_NAME_MAX)
-		__array(char, key, KWQ_TRACE_KEY + 1)
-		__field(u32, len)
-		__field(u64, queued_ns)
-	),
-	TP_fast_assign(
-		kwq_trace_name(__entry->name, q);
-		kwq_trace_key(__entry->key, item);
-		__entry->len = item->key.len;
-		__entry->queued_ns = queued_ns;
-	),
-	TP_printk("queue=%s key=%s len=%u queued_ns=%llu", __entry->name,
-		  __entry->key, __entry->len,
-		  (unsigned long long)__entry->queued_ns)
+	    TP_PROTO(const struct kwq *q, const struct kwq_item *item,
+		     u64 queued_ns),
+	    TP_ARGS(q, item, queued_ns),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __array(char, key, KWQ_TRACE_KEY + 1)
+			     __field(u32, len)
+			     __field(u64, queued_ns)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   kwq_trace_key(__entry->key, item);
+			   __entry->len = item->key.len;
+			   __entry->queued_ns = queued_ns;),
+	    TP_printk("queue=%s key=%s len=%u queued_ns=%llu", __entry->name,
+		      __entry->key, __entry->len,
+		      (unsigned long long)__entry->queued_ns)
 );
 
 TRACE_EVENT(kwq_done,
-	TP_PROTO(const struct kwq *q, const struct kwq_item *item, u64 work_ns,
-		 bool requeued),
-	TP_ARGS(q, item, work_ns, requeued),
-	TP_STRUCT__entry(
-		__array(char, name, WQ_NAME_MAX)
-		__array(char, key, KWQ_TRACE_KEY + 1)
-		__field(u32, len)
-		__field(u64, work_ns)
-		__field(bool, requeued)
-	),
-	TP_fast_assign(
-		kwq_trace_name(__entry->name, q);
-		kwq_trace_key(__entry->key, item);
-		__entry->len = item->key.len;
-		__entry->work_ns = work_ns;
-		__entry->requeued = requeued;
-	),
-	TP_printk("queue=%s key=%s len=%u work_ns=%llu requeued=%d",
-		  __entry->name, __entry->key, __entry->len,
-		  (unsigned long long)__entry->work_ns, __entry->requeued)
+	    TP_PROTO(const struct kwq *q, const struct kwq_item *item, u64 work_ns,
+		     bool requeued),
+	    TP_ARGS(q, item, work_ns, requeued),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __array(char, key, KWQ_TRACE_KEY + 1)
+			     __field(u32, len)
+			     __field(u64, work_ns)
+			     __field(bool, requeued)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   kwq_trace_key(__entry->key, item);
+			   __entry->len = item->key.len;
+			   __entry->work_ns = work_ns;
+			   __entry->requeued = requeued;),
+	    TP_printk("queue=%s key=%s len=%u work_ns=%llu requeued=%d",
+		      __entry->name, __entry->key, __entry->len,
+		      (unsigned long long)__entry->work_ns, __entry->requeued)
 );
 
 TRACE_EVENT(kwq_add_after,
-	TP_PROTO(const struct kwq *q, const struct kwq_item *item,
-		 u64 delay_ns),
-	TP_ARGS(q, item, delay_ns),
-	TP_STRUCT__entry(
-		__array(char, name, WQ_NAME_MAX)
-		__array(char, key, KWQ_TRACE_KEY + 1)
-		__field(u32, len)
-		__field(u64, delay_ns)
-	),
-	TP_fast_assign(
-		kwq_trace_name(__entry->name, q);
-		kwq_trace_key(__entry->key, item);
-		__entry->len = item->key.len;
-		__entry->delay_ns = delay_ns;
-	),
-	TP_printk("queue=%s key=%s len=%u delay_ns=%llu", __entry->name,
-		  __entry->key, __entry->len,
-		  (unsigned long long)__entry->delay_ns)
+	    TP_PROTO(const struct kwq *q, const struct kwq_item *item,
+		     u64 delay_ns),
+	    TP_ARGS(q, item, delay_ns),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __array(char, key, KWQ_TRACE_KEY + 1)
+			     __field(u32, len)
+			     __field(u64, delay_ns)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   kwq_trace_key(__entry->key, item);
+			   __entry->len = item->key.len;
+			   __entry->delay_ns = delay_ns;),
+	    TP_printk("queue=%s key=%s len=%u delay_ns=%llu", __entry->name,
+		      __entry->key, __entry->len,
+		      (unsigned long long)__entry->delay_ns)
 );
 
 TRACE_EVENT(kwq_timer_fire,
-	TP_PROTO(const struct kwq *q, unsigned int moved, unsigned int left),
-	TP_ARGS(q, moved, left),
-	TP_STRUCT__entry(
-		__array(char, name, WQ_NAME_MAX)
-		__field(unsigned int, moved)
-		__field(unsigned int, left)
-	),
-	TP_fast_assign(
-		kwq_trace_name(__entry->name, q);
-		__entry->moved = moved;
-		__entry->left = left;
-	),
-	TP_printk("queue=%s moved=%u waiting=%u", __entry->name,
-		  __entry->moved, __entry->left)
+	    TP_PROTO(const struct kwq *q, unsigned int moved, unsigned int left),
+	    TP_ARGS(q, moved, left),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __field(unsigned int, moved)
+			     __field(unsigned int, left)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   __entry->moved = moved;
+			   __entry->left = left;),
+	    TP_printk("queue=%s moved=%u waiting=%u", __entry->name,
+		      __entry->moved, __entry->left)
 );
 
 TRACE_EVENT(kwq_rate_limited,
-	TP_PROTO(const struct kwq *q, const struct kwq_item *item, u64 delay_ns,
-		 u32 failures),
-	TP_ARGS(q, item, delay_ns, failures),
-	TP_STRUCT__entry(
-		__array(char, name, WQ_NAME_MAX)
-		__array(char, key, KWQ_TRACE_KEY + 1)
-		__field(u32, len)
-		__field(u32, failures)
-		__field(u64, delay_ns)
-	),
-	TP_fast_assign(
-		kwq_trace_name(__entry->name, q);
-		kwq_trace_key(__entry->key, item);
-		__entry->len = item->key.len;
-		__entry->failures = failures;
-		__entry->delay_ns = delay_ns;
-	),
-	TP_printk("queue=%s key=%s len=%u delay_ns=%llu failures=%u",
-		  __entry->name, __entry->key, __entry->len,
-		  (unsigned long long)__entry->delay_ns, __entry->failures)
+	    TP_PROTO(const struct kwq *q, const struct kwq_item *item, u64 delay_ns,
+		     u32 failures),
+	    TP_ARGS(q, item, delay_ns, failures),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __array(char, key, KWQ_TRACE_KEY + 1)
+			     __field(u32, len)
+			     __field(u32, failures)
+			     __field(u64, delay_ns)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   kwq_trace_key(__entry->key, item);
+			   __entry->len = item->key.len;
+			   __entry->failures = failures;
+			   __entry->delay_ns = delay_ns;),
+	    TP_printk("queue=%s key=%s len=%u delay_ns=%llu failures=%u",
+		      __entry->name, __entry->key, __entry->len,
+		      (unsigned long long)__entry->delay_ns, __entry->failures)
 );
 
 TRACE_EVENT(kwq_shutdown,
-	TP_PROTO(const struct kwq *q, int how),
-	TP_ARGS(q, how),
-	TP_STRUCT__entry(
-		__array(char, name, WQ_NAME_MAX)
-		__field(int, how)
-		__field(unsigned int, queued)
-		__field(unsigned int, processing)
-		__field(unsigned int, waiting)
-	),
-	TP_fast_assign(
-		kwq_trace_name(__entry->name, q);
-		__entry->how = how;
-		__entry->queued = q->nr_queued;
-		__entry->processing = q->nr_processing;
-		__entry->waiting = kwq_heap_len(&q->waiting);
-	),
-	TP_printk("queue=%s how=%s queued=%u processing=%u waiting=%u",
-		  __entry->name,
-		  __print_symbolic(__entry->how,
-				   { KWQ_TRACE_SHUTDOWN, "shutdown" },
-				   { KWQ_TRACE_DRAIN, "drain" },
-				   { KWQ_TRACE_DISCARD, "discard" }),
-		  __entry->queued, __entry->processing, __entry->waiting)
+	    TP_PROTO(const struct kwq *q, int how),
+	    TP_ARGS(q, how),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __field(int, how)
+			     __field(unsigned int, queued)
+			     __field(unsigned int, processing)
+			     __field(unsigned int, waiting)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   __entry->how = how;
+			   __entry->queued = q->nr_queued;
+			   __entry->processing = q->nr_processing;
+			   __entry->waiting = kwq_heap_len(&q->waiting);),
+	    TP_printk("queue=%s how=%s queued=%u processing=%u waiting=%u",
+		      __entry->name,
+		      __print_symbolic(__entry->how,
+				       { KWQ_TRACE_SHUTDOWN, "shutdown" },
+				       { KWQ_TRACE_DRAIN, "drain" },
+				       { KWQ_TRACE_DISCARD, "discard" }),
+		      __entry->queued, __entry->processing, __entry->waiting)
 );
 
 #endif /* _WQ_TRACE_H */

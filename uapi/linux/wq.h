@@ -341,8 +341,8 @@ struct wq_batch {
  * @mode: permission bits
  * @handles: open /dev/wq handles (kernel users are not counted)
  * @adds: keys that became pending (client-go workqueue_adds_total)
- * @retries: AddAfter calls with a delay and AddRateLimited calls (client-go
- *	workqueue_retries_total)
+ * @retries: AddAfter calls (with a delay, or WQ_ADD_AFTER) and
+ *	AddRateLimited calls (client-go workqueue_retries_total)
  * @limiter: the queue's rate limiter
  * @max_tracked: the queue's limit of keys kept only for their failures
  * @reserved: 0
