@@ -47,6 +47,11 @@
  *   hrtimer base lock (taken by hrtimer_start() under q->lock) and the
  *   workqueue pool lock (schedule_work() of q->grow_work when a key-table
  *   migration ends under q->lock).
+ * - Metrics and tracepoints: every observation (wq_metrics.h) and every
+ *   kwq:* tracepoint (wq_trace.h) is made under q->lock, O(1), allocating
+ *   nothing (the trace ring buffer is lockless); the metrics snapshot and
+ *   the debugfs listing (under wq_registry_lock) take q->lock once per
+ *   queue.
  * - Consumers sleep on q->getters (exclusive: n new keys wake n
  *   consumers, after q->lock is dropped; shutdown wakes all); producers
  *   waiting for room on q->producers (exclusive: n freed slots wake n,
