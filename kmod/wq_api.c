@@ -12,6 +12,7 @@
 
 #include <wq/kwq.h>
 
+#include "wq_metrics.h"
 #include "wq_queue.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
@@ -193,7 +194,9 @@ EXPORT_SYMBOL_NS_GPL(kwq_add, WQ_NS);
  * @delay_ns: wait at least this long (CLOCK_MONOTONIC); 0 is kwq_add()
  * @gfp: as for kwq_add()
  *
- * A key already waiting keeps the earlier of its two ready times.
+ * A key already waiting keeps the earlier of its two ready times. Every
+ * call that does not fail counts in retries_total, also with a delay of 0
+ * (as client-go counts every AddAfter).
  *
  * Context: as kwq_add().
  * Return: as kwq_add().
@@ -201,7 +204,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_add, WQ_NS);
 int kwq_add_after(struct kwq *q, const void *key, size_t len, u64 delay_ns,
 		  gfp_t gfp)
 {
-	return kwq_add_common(q, key, len, &delay_ns, 0, gfp);
+	return kwq_add_common(q, key, len, &delay_ns, KWQ_ADD_AFTER, gfp);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_add_after, WQ_NS);
 
@@ -410,3 +413,22 @@ bool kwq_shutting_down(struct kwq *q)
 	return kwq_queue_shutting_down(q);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_shutting_down, WQ_NS);
+
+/**
+ * kwq_metrics() - the queue's metrics, as WQ_IOC_METRICS reports them
+ * @q: the queue
+ * @m: filled in: client-go's workqueue metrics (depth, adds, retries,
+ *	queue and work duration histograms, unfinished work, longest
+ *	running) and wq's own counters; see struct wq_metrics_info
+ *
+ * One hold of the queue's lock: the gauges are exact at that moment and
+ * consistent with the counters, which never go back while the queue
+ * exists.
+ *
+ * Context: any context.
+ */
+void kwq_metrics(struct kwq *q, struct wq_metrics_info *m)
+{
+	kwq_metrics_fill(q, m);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_metrics, WQ_NS);

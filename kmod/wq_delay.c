@@ -9,6 +9,7 @@
 #include "wq_delay.h"
 #include "wq_quota.h"
 #include "wq_record.h"
+#include "wq_trace.h"
 
 /* Slack of the delay timer: it may fire this much late, never early. */
 #define KWQ_TIMER_SLACK_NS	(50 * NSEC_PER_USEC)
@@ -191,8 +192,9 @@ void kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
  * kwq_delay_drop_locked() - drop a batch of waiting keys (shutdown)
  * @q: the queue, shutting down (q->lock held)
  *
- * After a discard, q->nr_discarded counts the keys dropped that are not
- * also queued (that one is counted when it leaves the queue).
+ * Every key dropped that is not also queued (that one is counted when it
+ * leaves the queue) counts in discarded_total, and after a discard in
+ * q->nr_discarded.
  *
  * Return: true if waiting keys remain (drop them with
  * kwq_delay_drop_all(), or leave them to q->drop_work).
@@ -208,8 +210,11 @@ bool kwq_delay_drop_locked(struct kwq *q)
 		struct kwq_item *item = container_of(n, struct kwq_item, wait);
 
 		item->flags &= ~KWQ_ITEM_WAITING;
-		if (q->discarded && !(item->flags & KWQ_ITEM_QUEUED))
-			q->nr_discarded++;
+		if (!(item->flags & KWQ_ITEM_QUEUED)) {
+			q->metrics.discarded++;	/* once: it leaves here */
+			if (q->discarded)
+				q->nr_discarded++;
+		}
 		kwq_record_unhold_locked(q, item);
 	}
 	kwq_delay_arm_locked(q);
@@ -288,6 +293,8 @@ static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
 		item->flags &= ~KWQ_ITEM_WAITING;
 		kwq_mark_pending_locked(q, item);	/* in ready-time order */
 	}
+	if (i)
+		trace_kwq_timer_fire(q, i, kwq_heap_len(&q->waiting));
 	n = kwq_heap_peek(&q->waiting);
 	if (n && n->when <= now && !q->shutting_down) {
 		q->armed = ktime_add_ns(now, KWQ_TIMER_SLACK_NS);

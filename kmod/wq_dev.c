@@ -26,6 +26,7 @@
 #include "wq_delay.h"
 #include "wq_dev.h"
 #include "wq_main.h"
+#include "wq_metrics.h"
 #include "wq_quota.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
@@ -113,7 +114,7 @@ static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 	mi->default_max_items = READ_ONCE(wq_default_max_items);
 	mi->max_items_limit = READ_ONCE(wq_max_items_limit);
 	mi->limiter_terms_max = WQ_LIMITER_TERMS_MAX;
-	mi->add_flags = WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT;
+	mi->add_flags = WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER;
 	mi->get_flags = WQ_GET_NONBLOCK | WQ_GET_DETACH;
 	mi->shutdown_flags = WQ_SHUTDOWN_DRAIN | WQ_SHUTDOWN_DISCARD;
 	mi->default_max_tracked = READ_ONCE(wq_default_max_tracked);
@@ -216,14 +217,16 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	ktime_t deadline = KTIME_MAX;
 	struct kwq_item *item;
 
-	if ((a->flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT)) ||
+	if ((a->flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER)) ||
 	    kwq_check_key_len(a->key_len))
 		return -EINVAL;
 	if (a->flags & WQ_ADD_RATE_LIMITED) {
-		if (a->delay_ns)
+		if (a->delay_ns || (a->flags & WQ_ADD_AFTER))
 			return -EINVAL;
 		flags |= KWQ_ADD_RATE_LIMITED;
 	}
+	if (a->flags & WQ_ADD_AFTER)
+		flags |= KWQ_ADD_AFTER;
 	if (a->flags & WQ_ADD_WAIT) {
 		if (wq_deadline(a->deadline_ns, &deadline))
 			return -EINVAL;
@@ -401,6 +404,34 @@ static long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
 	return 0;
 }
 
+/*
+ * METRICS: the snapshot is built in a kernel copy (too big for the stack)
+ * and written as long as the caller's struct is, zeroing what the kernel
+ * does not know.
+ */
+static long wq_ioc_metrics(struct wq_handle *h, struct kwq *q, void *arg,
+			   void __user *uarg)
+{
+	struct wq_metrics_req *r = arg;
+	void __user *dst = u64_to_user_ptr(r->metrics);
+	size_t ksize = sizeof(struct wq_metrics_info);
+	struct wq_metrics_info *m;
+	long ret = 0;
+
+	if (r->flags || r->size < WQ_METRICS_INFO_SIZE_VER0 ||
+	    r->size > PAGE_SIZE)
+		return -EINVAL;
+	m = kmalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	kwq_metrics_fill(q, m);
+	if (copy_to_user(dst, m, min_t(size_t, ksize, r->size)) ||
+	    (r->size > ksize && clear_user(dst + ksize, r->size - ksize)))
+		ret = -EFAULT;
+	kfree(m);
+	return ret;
+}
+
 /* Flags of struct wq_ioctl_op. */
 #define WQ_OP_BOUND		BIT(0)	/* needs a bound handle (-EBADF) */
 #define WQ_OP_COPIES_OUT	BIT(1)	/* the handler writes its results */
@@ -479,6 +510,9 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	[_IOC_NR(WQ_IOC_DONE_BATCH)] =
 		WQ_OP(WQ_IOC_DONE_BATCH, wq_ioc_done_batch, struct wq_batch,
 		      deadline_ns, WQ_OP_READ),
+	[_IOC_NR(WQ_IOC_METRICS)] =
+		WQ_OP(WQ_IOC_METRICS, wq_ioc_metrics, struct wq_metrics_req,
+		      metrics, WQ_OP_BOUND),
 };
 
 union wq_ioctl_buf {
@@ -492,6 +526,7 @@ union wq_ioctl_buf {
 	struct wq_shutdown shutdown;
 	struct wq_queue_info info;
 	struct wq_batch batch;
+	struct wq_metrics_req metrics;
 };
 
 static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -627,6 +662,8 @@ int wq_dev_init(void)
 {
 	BUILD_BUG_ON(offsetofend(struct wq_queue_info, evicted) !=
 		     WQ_QUEUE_INFO_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct wq_metrics_info, discarded_total) !=
+		     WQ_METRICS_INFO_SIZE_VER0);
 	return misc_register(&wq_misc);
 }
 

@@ -29,7 +29,8 @@ void kwq_holder_init(struct kwq_holder *holder)
  * @holder: the holder; empty afterwards
  *
  * A handle may hold any number of keys: they go back KWQ_RELEASE_BATCH at
- * a time, so no hold of q->lock grows with them.
+ * a time, so no hold of q->lock grows with them. Each key put back counts
+ * in requeued_on_close_total (wq_metrics.h).
  *
  * Context: process context; may sleep.
  */
@@ -47,6 +48,8 @@ void kwq_holder_release(struct kwq *q, struct kwq_holder *holder)
 		list_for_each_entry_safe(item, tmp, &holder->held, link) {
 			if (n++ == KWQ_RELEASE_BATCH)
 				break;
+			if (!q->discarded)	/* else dropped, not put back */
+				q->metrics.requeued_on_close++;
 			kwq_requeue_locked(q, item, false);
 		}
 		more = !list_empty(&holder->held);

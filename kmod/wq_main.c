@@ -14,6 +14,9 @@
  *                    (rate_limiting_queue.go); kwq_add_item()
  *   wq_limiter.c/.h  the rate limiters (default_rate_limiters.go)
  *   wq_stats.c/.h    the counters behind WQ_IOC_STAT
+ *   wq_metrics.c/.h  client-go's metrics (WQ_IOC_METRICS, kwq_metrics()),
+ *                    the debugfs listing /sys/kernel/debug/wq/queues
+ *   wq_trace.c/.h    the tracepoints, system kwq
  *   wq_quota.c/.h    per-user budgets of queues and key bytes
  *   wq_keytab.c/.h   the key table (SipHash, incremental growth)
  *   wq_heap.c/.h     the min-heap of ready times
@@ -30,6 +33,7 @@
 
 #include "wq_dev.h"
 #include "wq_main.h"
+#include "wq_metrics.h"
 #include "wq_record.h"
 #include "wq_registry.h"
 
@@ -91,12 +95,14 @@ static int __init wq_init(void)
 	ret = kwq_record_cache_init();
 	if (ret)
 		return ret;
+	wq_debugfs_init();
 	ret = wq_dev_init();
 	if (ret)
-		goto err_cache;
+		goto err_debugfs;
 	return 0;
 
-err_cache:
+err_debugfs:
+	wq_debugfs_exit();
 	kwq_record_cache_exit();
 	return ret;
 }
@@ -104,6 +110,7 @@ err_cache:
 static void __exit wq_exit(void)
 {
 	wq_dev_exit();
+	wq_debugfs_exit();
 	wq_registry_exit();
 	kwq_record_cache_exit();
 }

@@ -11,9 +11,11 @@
 #include <linux/string.h>
 
 #include "wq_delay.h"
+#include "wq_metrics.h"
 #include "wq_queue.h"
 #include "wq_quota.h"
 #include "wq_record.h"
+#include "wq_trace.h"
 
 /**
  * kwq_queue_alloc() - allocate an empty queue with one reference
@@ -53,6 +55,7 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 	INIT_WORK(&q->grow_work, kwq_record_grow_work);
 	INIT_LIST_HEAD(&q->fifo);
 	INIT_LIST_HEAD(&q->idle);
+	kwq_metrics_init(q);
 	q->max_tracked = max_tracked;
 	init_waitqueue_head(&q->getters);
 	init_waitqueue_head(&q->producers);
@@ -163,6 +166,7 @@ static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item,
 static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
 {
 	lockdep_assert_held(&q->lock);
+	kwq_metrics_end_locked(q, item);
 	list_del_init(&item->link);
 	item->holder = NULL;
 	/* a discard zeroed nr_dirty and left the marks to be ignored */
@@ -183,16 +187,25 @@ static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
  * (@item may be freed on return), and drains may be done. The caller
  * wakes consumers after unlocking if q->nr_queued grew
  * (kwq_wake_getters()).
+ *
+ * A key put back at the tail that was not dirty (its handle closed)
+ * becomes pending now: its queue_duration runs from here. A dirty key
+ * keeps the time of the add that made it dirty, a key put back at the
+ * head (its get undone) the time it had.
  */
 void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head)
 {
+	bool dirty = item->flags & KWQ_ITEM_DIRTY;
+
 	kwq_end_processing_locked(q, item);
 	if (q->discarded) {
 		kwq_record_unhold_locked(q, item);
 		kwq_wake_drainers_locked(q);
-	} else {
-		kwq_enqueue_locked(q, item, head);
+		return;
 	}
+	if (!dirty && !head)
+		item->dirty_ns = kwq_metrics_now();
+	kwq_enqueue_locked(q, item, head);
 }
 
 /**
@@ -235,22 +248,28 @@ struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
  * Queued at the tail; coalesced with a queued copy, which keeps its place;
  * or marked dirty while processing, to be queued again at done. The caller
  * wakes a consumer if q->nr_queued grew (kwq_wake_getters()).
+ *
+ * An add that makes the key newly dirty (queued, or marked dirty) counts
+ * in adds_total and starts its queue_duration (wq_metrics.h).
  */
 void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
 {
 	lockdep_assert_held(&q->lock);
-	if (item->flags & KWQ_ITEM_QUEUED)
-		return;
-	if (item->flags & KWQ_ITEM_PROCESSING) {
-		if (!(item->flags & KWQ_ITEM_DIRTY)) {
-			item->flags |= KWQ_ITEM_DIRTY;
-			q->nr_dirty++;
-			q->adds++;
-		}
+	if ((item->flags & KWQ_ITEM_QUEUED) ||
+	    (item->flags & KWQ_ITEM_DIRTY)) {
+		trace_kwq_add(q, item, KWQ_TRACE_COALESCED);
 		return;
 	}
+	item->dirty_ns = kwq_metrics_now();
 	q->adds++;
+	if (item->flags & KWQ_ITEM_PROCESSING) {
+		item->flags |= KWQ_ITEM_DIRTY;
+		q->nr_dirty++;
+		trace_kwq_add(q, item, KWQ_TRACE_DIRTY);
+		return;
+	}
 	kwq_enqueue_locked(q, item, false);
+	trace_kwq_add(q, item, KWQ_TRACE_QUEUED);
 }
 
 /**
@@ -295,6 +314,8 @@ unsigned int kwq_queue_add_many(struct kwq *q, struct kwq_item **items,
 		item = kwq_accept_locked(q, &items[i], unlimited);
 		if (IS_ERR(item)) {
 			res[i] = PTR_ERR(item);
+			if (res[i] == -EAGAIN)
+				q->metrics.refused++;
 			continue;
 		}
 		kwq_mark_pending_locked(q, item);
@@ -313,8 +334,12 @@ unsigned int kwq_queue_add_many(struct kwq *q, struct kwq_item **items,
 	return ok;
 }
 
-/* Take the head key into @t: 0, -EMSGSIZE (stays queued), -ENOENT (none). */
-static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off)
+/*
+ * Take the head key into @t: 0, -EMSGSIZE (stays queued), -ENOENT (none).
+ * @now: kwq_metrics_now() of this hold of q->lock.
+ */
+static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off,
+			       u64 now)
 {
 	struct kwq_item *item;
 	u32 i = t->taken;
@@ -341,6 +366,8 @@ static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off)
 	/* per queue, so a record freed and made again never repeats one */
 	t->gens[i] = ++q->gen_seq;
 	item->gen = t->gens[i];
+	trace_kwq_get(q, item, now - item->dirty_ns);
+	kwq_metrics_start_locked(q, item, now);
 	t->taken++;
 	return 0;
 }
@@ -351,12 +378,15 @@ static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off)
  */
 static int kwq_take_locked(struct kwq *q, struct kwq_take *t)
 {
+	u64 now = 0;
 	u32 off = 0;
 	int ret = 0;
 
 	lockdep_assert_held(&q->lock);
+	if (q->nr_queued)
+		now = kwq_metrics_now();
 	while (t->taken < t->n && !ret)
-		ret = kwq_take_one_locked(q, t, &off);
+		ret = kwq_take_one_locked(q, t, &off, now);
 	if (t->taken) {
 		t->hup = q->shutting_down && !q->nr_queued;
 		return 0;
@@ -581,12 +611,17 @@ void kwq_queue_unget(struct kwq *q, struct kwq_holder *holder,
 
 /*
  * End processing of @item: queue it again if dirty (unless a discard
- * dropped the mark), else unhold it (@item may be freed).
+ * dropped the mark), else unhold it (@item may be freed). Observes its
+ * work_duration; @now is kwq_metrics_now() of this hold of q->lock.
  */
-static void kwq_finish_locked(struct kwq *q, struct kwq_item *item)
+static void kwq_finish_locked(struct kwq *q, struct kwq_item *item, u64 now)
 {
+	bool again = (item->flags & KWQ_ITEM_DIRTY) && !q->discarded;
+
 	lockdep_assert_held(&q->lock);
-	if ((item->flags & KWQ_ITEM_DIRTY) && !q->discarded) {
+	kwq_hist_observe(&q->metrics.work_duration, now - item->start_ns);
+	trace_kwq_done(q, item, now - item->start_ns, again);
+	if (again) {
 		kwq_requeue_locked(q, item, false);
 	} else {
 		kwq_end_processing_locked(q, item);
@@ -616,17 +651,19 @@ unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
 	unsigned int i, ok = 0, queued, held;
 	struct kwq_item *item;
 	unsigned long flags;
+	u64 now;
 
 	if (WARN_ON_ONCE(n > KWQ_BATCH))
 		n = KWQ_BATCH;
 	spin_lock_irqsave(&q->lock, flags);
+	now = kwq_metrics_now();
 	queued = q->nr_queued;
 	held = q->nr_held;
 	for (i = 0; i < n; i++) {
 		item = kwq_record_find_locked(q, keys[i].hash, keys[i].data,
 					      keys[i].len);
 		if (item && (item->flags & KWQ_ITEM_PROCESSING)) {
-			kwq_finish_locked(q, item);
+			kwq_finish_locked(q, item, now);
 			res[i] = 0;
 			ok++;
 		} else {

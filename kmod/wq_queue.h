@@ -31,6 +31,9 @@
  *   wq_delay.c      AddAfter: the waiting heap and its hrtimer
  *   wq_ratelimit.c  AddRateLimited, Forget, NumRequeues; kwq_add_item()
  *   wq_stats.c      the counters behind WQ_IOC_STAT
+ *   wq_metrics.c/.h client-go's metrics (WQ_IOC_METRICS, kwq_metrics()),
+ *                   observed under q->lock in O(1), and the debugfs listing
+ *   wq_trace.c/.h   the tracepoints (system kwq), fired under q->lock
  *
  * Locking (every layer):
  * - q->lock (spinlock_t) protects every field of the queue marked "[L]" and
@@ -44,6 +47,11 @@
  *   hrtimer base lock (taken by hrtimer_start() under q->lock) and the
  *   workqueue pool lock (schedule_work() of q->grow_work when a key-table
  *   migration ends under q->lock).
+ * - Metrics and tracepoints: every observation (wq_metrics.h) and every
+ *   kwq:* tracepoint (wq_trace.h) is made under q->lock, O(1), allocating
+ *   nothing (the trace ring buffer is lockless); the metrics snapshot and
+ *   the debugfs listing (under wq_registry_lock) take q->lock once per
+ *   queue.
  * - Consumers sleep on q->getters (exclusive: n new keys wake n
  *   consumers, after q->lock is dropped; shutdown wakes all); producers
  *   waiting for room on q->producers (exclusive: n freed slots wake n,
@@ -99,6 +107,38 @@
 #define KWQ_INLINE_KEY		48	/* keys up to this long live inline */
 #define KWQ_BATCH		64	/* most keys moved in one hold of q->lock */
 
+/* Buckets of a duration histogram: 10 ns .. 1000 s, and +Inf. */
+#define KWQ_HIST_BUCKETS	31
+
+/**
+ * struct kwq_hist - a histogram of durations (wq_metrics.c)
+ * @count: observations
+ * @sum_ns: their sum
+ * @bucket: observations per bucket (not cumulative), by kwq_hist_bound
+ */
+struct kwq_hist {
+	u64 count;
+	u64 sum_ns;
+	u64 bucket[KWQ_HIST_BUCKETS];
+};
+
+/**
+ * struct kwq_metrics - what only the metrics read (all under q->lock)
+ * @queue_duration: from pending to get
+ * @work_duration: from get to done
+ * @refused: adds refused with -EAGAIN for capacity
+ * @requeued_on_close: keys put back by a closing handle
+ * @discarded: waiting keys a shutdown dropped, queued keys a discard
+ *	dropped
+ */
+struct kwq_metrics {
+	struct kwq_hist queue_duration;
+	struct kwq_hist work_duration;
+	u64 refused;
+	u64 requeued_on_close;
+	u64 discarded;
+};
+
 struct kwq_holder;
 struct wq_user;
 struct wq_ipc;
@@ -114,6 +154,10 @@ struct wq_ipc;
  * @gen: when the key was last handed out (q->gen_seq), for
  *	kwq_queue_unget()
  * @failures: rate-limiter failures since the last Forget (NumRequeues)
+ * @run: q->running while PROCESSING (in get order, oldest first)
+ * @start_ns: when the key was handed out, while PROCESSING
+ * @dirty_ns: when the key last became pending (the add that made it dirty,
+ *	or its put back by a closing handle): queue_duration runs from here
  * @inline_key: storage of short keys (@key.data points here)
  */
 struct kwq_item {
@@ -124,6 +168,9 @@ struct kwq_item {
 	u32 flags;
 	u32 failures;
 	u64 gen;
+	struct list_head run;
+	u64 start_ns;
+	u64 dirty_ns;
 	u8 inline_key[KWQ_INLINE_KEY];
 };
 
@@ -171,7 +218,12 @@ struct kwq_holder {
  * @drain_cancel: [L] bumped by each plain shutdown to cut drains short
  * @gen_seq: [L] hand-outs so far; never reused, unlike a record's memory
  * @adds: [L] keys that became pending (workqueue_adds_total)
- * @retries: [L] AddAfter calls (workqueue_retries_total)
+ * @retries: [L] AddAfter and AddRateLimited calls (workqueue_retries_total)
+ * @running: [L] PROCESSING records by their run link, in get order: the
+ *	first is the longest running (wq_metrics.h)
+ * @start_sum: [L] sum of the start_ns of the PROCESSING records, modulo
+ *	2^64 (unfinished work = nr_processing * now - @start_sum)
+ * @metrics: [L] the counters and histograms only the metrics read
  * @getters: consumers waiting for a key, and pollers (EPOLLIN, EPOLLHUP)
  * @producers: producers waiting for room (kwq_queue_wait_room()), and
  *	pollers (EPOLLOUT)
@@ -218,6 +270,9 @@ struct kwq {
 	u64 gen_seq;
 	u64 adds;
 	u64 retries;
+	struct list_head running;
+	u64 start_sum;
+	struct kwq_metrics metrics;
 	wait_queue_head_t getters;
 	wait_queue_head_t producers;
 	wait_queue_head_t drainers;

@@ -9,6 +9,7 @@
 #include "wq_delay.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
+#include "wq_trace.h"
 
 /* When: count a failure of the key and ask the limiter for its delay. */
 static u64 kwq_ratelimit_when_locked(struct kwq *q, struct kwq_item *item,
@@ -42,6 +43,7 @@ u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
 	lockdep_assert_held(&q->lock);
 	delay = kwq_ratelimit_when_locked(q, item, now);
 	q->retries++;	/* client-go: every AddRateLimited */
+	trace_kwq_rate_limited(q, item, delay, item->failures);
 	if (delay)
 		kwq_delay_schedule_locked(q, item, kwq_time_after(now, delay));
 	else
@@ -77,7 +79,10 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
  * AddRateLimited gets it before When, which may then say 0). With
  * KWQ_ADD_WAIT, a new key that would exceed max_items waits for room
  * (kwq_queue_wait_room()) and tries again; a key the queue holds already
- * never waits.
+ * never waits. With KWQ_ADD_AFTER (an AddAfter) a @delay_ns of 0 counts
+ * in retries_total as any AddAfter does (client-go), then adds at once.
+ * A call that fails counts no retry; one refused for capacity counts in
+ * refused_total.
  *
  * Context: any context @gfp allows (process context with KWQ_ADD_WAIT);
  * takes and releases q->lock.
@@ -184,14 +189,22 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 	}
 	was = q->nr_queued;
 	ret = 0;
-	if (IS_ERR(item))
+	if (IS_ERR(item)) {
 		ret = PTR_ERR(item);
-	else if (limited)
+		if (ret == -EAGAIN)
+			q->metrics.refused++;
+	} else if (limited) {
 		*delay_ns = kwq_ratelimit_locked(q, item, now);
-	else if (*delay_ns)
+	} else if (*delay_ns) {
+		trace_kwq_add_after(q, item, *delay_ns);
 		kwq_delay_after_locked(q, item, kwq_time_after(now, *delay_ns));
-	else
+	} else {
+		if (flags & KWQ_ADD_AFTER) {
+			q->retries++;	/* client-go: AddAfter of 0 too */
+			trace_kwq_add_after(q, item, 0);
+		}
 		kwq_mark_pending_locked(q, item);
+	}
 	was = q->nr_queued - was;
 	spin_unlock_irqrestore(&q->lock, irqflags);
 	kwq_wake_getters(q, was);

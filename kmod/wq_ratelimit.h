@@ -24,6 +24,7 @@
 #define KWQ_ADD_RATE_LIMITED	BIT(0)	/* the delay comes from the limiter */
 #define KWQ_ADD_UNLIMITED	BIT(1)	/* the adder has CAP_SYS_RESOURCE */
 #define KWQ_ADD_WAIT		BIT(2)	/* wait for room, not -EAGAIN */
+#define KWQ_ADD_AFTER		BIT(3)	/* an AddAfter (a retry also of 0 ns) */
 
 int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		 unsigned int flags, gfp_t gfp, ktime_t deadline);

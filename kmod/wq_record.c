@@ -69,6 +69,7 @@ struct kwq_item *kwq_record_alloc(u32 len, gfp_t gfp)
 	item->key.len = len;
 	INIT_HLIST_NODE(&item->key.node);
 	INIT_LIST_HEAD(&item->link);
+	INIT_LIST_HEAD(&item->run);
 	return item;
 }
 

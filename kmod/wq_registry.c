@@ -33,7 +33,9 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/ipc_namespace.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/stringhash.h>
@@ -498,6 +500,48 @@ int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
 out:
 	mutex_unlock(&wq_registry_lock);
 	return n;
+}
+
+/**
+ * wq_registry_show() - the debugfs listing: every named queue of every IPC
+ * namespace, one a line, as `wqctl list` shows them (plus the namespace's
+ * inode number, as in /proc/PID/ns/ipc, and the owner)
+ * @m: the seq_file
+ *
+ * Under wq_registry_lock (each queue's numbers in one hold of its lock,
+ * below it in the lock order), so the list is one consistent set of
+ * queues; at most max_queues lines (plus the kernel API's).
+ *
+ * Context: process context; sleeps.
+ */
+void wq_registry_show(struct seq_file *m)
+{
+	struct wq_queue_info *info;
+	struct wq_ipc *ipc;
+	struct kwq *q;
+	int bkt;
+
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return;
+	seq_puts(m, "NAME IPCNS QUEUED PROCESSING WAITING SHUTDOWN UID GID MODE\n");
+	mutex_lock(&wq_registry_lock);
+	hash_for_each(wq_ipcs, bkt, ipc, node) {
+		list_for_each_entry(q, &ipc->queues, ipc_node) {
+			memset(info, 0, sizeof(*info));
+			kwq_stats_fill(q, info);
+			seq_printf(m, "%s %u %u %u %u %s %u %u %04o\n", q->name,
+				   ipc->ns ? ipc->ns->ns.inum : 0, info->queued,
+				   info->processing, info->waiting,
+				   (info->state & WQ_STATE_DRAINING) ? "draining" :
+				   (info->state & WQ_STATE_SHUTTING_DOWN) ? "yes" :
+				   "no",
+				   from_kuid(&init_user_ns, q->uid),
+				   from_kgid(&init_user_ns, q->gid), q->mode);
+		}
+	}
+	mutex_unlock(&wq_registry_lock);
+	kfree(info);
 }
 
 /*

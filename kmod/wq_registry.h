@@ -17,6 +17,7 @@ enum wq_budget {
 };
 
 struct ipc_namespace;
+struct seq_file;
 
 struct ipc_namespace *wq_current_ipc_ns(void);
 struct ipc_namespace *wq_kernel_ipc_ns(void);
@@ -33,6 +34,7 @@ int wq_registry_unlink(struct ipc_namespace *ns, const char *name,
 int wq_registry_unlink_queue(struct kwq *q);
 int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total);
 void wq_registry_info(struct kwq *q, struct wq_queue_info *info);
+void wq_registry_show(struct seq_file *m);
 void wq_registry_exit(void);
 
 int wq_check_name(const char name[WQ_NAME_MAX]);

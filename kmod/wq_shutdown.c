@@ -10,6 +10,7 @@
 #include "wq_delay.h"
 #include "wq_queue.h"
 #include "wq_record.h"
+#include "wq_trace.h"
 
 /* After a shutdown: consumers, producers and drains look again. */
 static void kwq_wake_all(struct kwq *q)
@@ -39,6 +40,7 @@ void kwq_queue_shutdown(struct kwq *q)
 	spin_lock_irqsave(&q->lock, flags);
 	WRITE_ONCE(q->shutting_down, true);
 	q->drain_cancel++;
+	trace_kwq_shutdown(q, KWQ_TRACE_SHUTDOWN);
 	more = kwq_delay_drop_locked(q);
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (more)
@@ -92,6 +94,7 @@ int kwq_queue_drain(struct kwq *q, ktime_t deadline)
 	might_sleep();
 	spin_lock_irqsave(&q->lock, flags);
 	WRITE_ONCE(q->shutting_down, true);
+	trace_kwq_shutdown(q, KWQ_TRACE_DRAIN);
 	d.cancel = q->drain_cancel;
 	q->nr_drainers++;
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -136,6 +139,7 @@ static bool kwq_drop_queued_locked(struct kwq *q)
 		item->flags &= ~KWQ_ITEM_QUEUED;
 		WRITE_ONCE(q->nr_queued, q->nr_queued - 1);
 		q->nr_discarded++;
+		q->metrics.discarded++;
 		kwq_record_unhold_locked(q, item);
 	}
 	kwq_wake_drainers_locked(q);
@@ -173,6 +177,7 @@ unsigned int kwq_queue_discard(struct kwq *q)
 	WRITE_ONCE(q->shutting_down, true);
 	WRITE_ONCE(q->discarded, true);
 	q->drain_cancel++;
+	trace_kwq_shutdown(q, KWQ_TRACE_DISCARD);
 	q->nr_dirty = 0;	/* the marks stay, ignored (kwq_finish_locked) */
 	spin_unlock_irqrestore(&q->lock, flags);
 	kwq_wake_all(q);

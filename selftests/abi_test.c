@@ -43,7 +43,8 @@ TEST_F(abi, module_info)
 	EXPECT_LT(0U, mi.max_queues);
 	EXPECT_LT(0U, mi.default_max_items);
 	EXPECT_LE(mi.default_max_items, mi.max_items_limit);
-	EXPECT_EQ((uint32_t)(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT), mi.add_flags);
+	EXPECT_EQ((uint32_t)(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER),
+		  mi.add_flags);
 	EXPECT_EQ((uint32_t)(WQ_GET_NONBLOCK | WQ_GET_DETACH), mi.get_flags);
 	EXPECT_EQ((uint32_t)(WQ_SHUTDOWN_DRAIN | WQ_SHUTDOWN_DISCARD),
 		  mi.shutdown_flags);
@@ -121,7 +122,7 @@ TEST_F(abi, unknown_flags)
 		key[0] = 'q';
 		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_DONE, &k)) TH_LOG("DONE bit %u", bit);
 
-		if (!(f & (WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT))) {
+		if (!(f & (WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER))) {
 			key[0] = 'z';
 			a.flags = f;
 			a.delay_ns = 0;

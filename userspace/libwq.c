@@ -198,7 +198,8 @@ int wq_add(int fd, const void *key, size_t len)
 
 int wq_add_after(int fd, const void *key, size_t len, uint64_t delay_ns)
 {
-	return wq_add_call(fd, 0, key, len, delay_ns, 0, NULL);
+	/* an AddAfter, also of 0: it counts in retries_total (client-go) */
+	return wq_add_call(fd, WQ_ADD_AFTER, key, len, delay_ns, 0, NULL);
 }
 
 int wq_add_rate_limited(int fd, const void *key, size_t len,
@@ -343,6 +344,31 @@ int wq_stat(int fd, struct wq_stats *st)
 		return ret;
 	wq_stats_from_info(st, &info);
 	return 0;
+}
+
+/*
+ * struct wq_metrics is the uapi's struct wq_metrics_info, field for field:
+ * the kernel writes it directly.
+ */
+_Static_assert(sizeof(struct wq_metrics) == sizeof(struct wq_metrics_info),
+	       "struct wq_metrics is not struct wq_metrics_info");
+_Static_assert(offsetof(struct wq_metrics, discarded_total) ==
+	       offsetof(struct wq_metrics_info, discarded_total),
+	       "struct wq_metrics is not struct wq_metrics_info");
+_Static_assert(offsetof(struct wq_metrics, work_duration.bucket) ==
+	       offsetof(struct wq_metrics_info, work_duration.bucket),
+	       "struct wq_histogram is not struct wq_hist_info");
+
+int wq_metrics(int fd, struct wq_metrics *m)
+{
+	struct wq_metrics_req r;
+
+	if (!m)
+		return -EFAULT;
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(*m);
+	r.metrics = (uintptr_t)m;
+	return wq_ioctl(fd, WQ_IOC_METRICS, &r);
 }
 
 int wq_list(struct wq_stats *st, size_t cap)

@@ -460,10 +460,43 @@ static void kapi_shutdown(struct kwq *q)
 	CHECK_EQ(-ESHUTDOWN, kwq_try_get(q, buf, sizeof(buf)));
 }
 
+/* kwq_metrics(): the numbers WQ_IOC_METRICS gives userspace. */
+static void kapi_metrics(struct kwq *q)
+{
+	struct wq_metrics_info *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	char buf[8];
+
+	CHECK(m);
+	if (!m)
+		return;
+	CHECK_EQ(0, kwq_add(q, "a", 1, GFP_KERNEL));
+	CHECK_EQ(0, kwq_add(q, "a", 1, GFP_KERNEL));		/* coalesced */
+	CHECK_EQ(0, kwq_add_after(q, "b", 1, 0, GFP_KERNEL));	/* a retry */
+	CHECK_EQ(1, kwq_try_get(q, buf, sizeof(buf)));		/* a */
+	CHECK_EQ(0, kwq_add(q, "a", 1, GFP_KERNEL));		/* dirty */
+	kwq_metrics(q, m);
+	CHECK_EQ(3, m->adds_total);
+	CHECK_EQ(1, m->retries_total);
+	CHECK_EQ(2, m->depth);
+	CHECK_EQ(1, m->queued);
+	CHECK_EQ(1, m->processing);
+	CHECK_EQ(1, m->queue_duration.count);
+	CHECK(m->longest_running_ns == m->unfinished_work_ns);
+	CHECK_EQ(0, kwq_done(q, "a", 1));
+	kwq_metrics(q, m);
+	CHECK_EQ(1, m->work_duration.count);
+	CHECK_EQ(2, m->depth);
+	CHECK_EQ(0, m->unfinished_work_ns);
+	CHECK_EQ(WQ_HIST_MAX - 1, m->work_duration.nbuckets);
+	CHECK_EQ(U64_MAX, m->work_duration.le_ns[WQ_HIST_MAX - 2]);
+	CHECK_EQ(1, m->work_duration.bucket[WQ_HIST_MAX - 2]);
+	kfree(m);
+}
+
 static int __init wq_test_kapi_init(void)
 {
 	pr_info("KTAP version 1\n");
-	pr_info("1..8\n");
+	pr_info("1..9\n");
 	kapi_run("interface", NULL, kapi_interface, KAPI_DEFAULT);
 	kapi_run("pointer_keys", NULL, kapi_pointer_keys, KAPI_DEFAULT);
 	kapi_run("named_queues", kapi_named, NULL, KAPI_DEFAULT);
@@ -472,6 +505,7 @@ static int __init wq_test_kapi_init(void)
 	kapi_run("atomic_contexts", NULL, kapi_atomic_contexts, KAPI_DEFAULT);
 	kapi_run("kthreads", NULL, kapi_kthreads, KAPI_DEFAULT);
 	kapi_run("shutdown", NULL, kapi_shutdown, KAPI_DEFAULT);
+	kapi_run("metrics", NULL, kapi_metrics, KAPI_DEFAULT);
 	pr_info("# pass:%d fail:%d\n", kapi_case - kapi_failed,
 		kapi_failed);
 	return kapi_failed ? -EINVAL : 0;

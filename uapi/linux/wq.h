@@ -180,6 +180,7 @@ struct wq_name {
 
 #define WQ_ADD_RATE_LIMITED	_BITUL(0)	/* delay from the limiter */
 #define WQ_ADD_WAIT		_BITUL(1)	/* wait for room, not -EAGAIN */
+#define WQ_ADD_AFTER		_BITUL(2)	/* an AddAfter, also of 0 ns */
 
 /**
  * struct wq_add - WQ_IOC_ADD: Add, AddAfter and AddRateLimited
@@ -191,6 +192,10 @@ struct wq_name {
  * @deadline_ns: with WQ_ADD_WAIT: absolute CLOCK_MONOTONIC time to stop
  *	waiting for room (-ETIMEDOUT), or WQ_DEADLINE_NONE; otherwise 0.
  *	(Added in the struct's second version.)
+ *
+ * WQ_ADD_AFTER says the call is an AddAfter: it counts in the retries
+ * metric also when @delay_ns is 0 (client-go counts every AddAfter; an
+ * AddAfter of 0 is otherwise an Add). Not with WQ_ADD_RATE_LIMITED.
  *
  * A queue holding max_items keys refuses a new key with -EAGAIN; with
  * WQ_ADD_WAIT the call waits until a key stops being held (one freed slot
@@ -336,8 +341,8 @@ struct wq_batch {
  * @mode: permission bits
  * @handles: open /dev/wq handles (kernel users are not counted)
  * @adds: keys that became pending (client-go workqueue_adds_total)
- * @retries: AddAfter calls with a delay and AddRateLimited calls (client-go
- *	workqueue_retries_total)
+ * @retries: AddAfter calls (with a delay, or WQ_ADD_AFTER) and
+ *	AddRateLimited calls (client-go workqueue_retries_total)
  * @limiter: the queue's rate limiter
  * @max_tracked: the queue's limit of keys kept only for their failures
  * @reserved: 0
@@ -434,6 +439,94 @@ struct wq_module_info {
 	__u32 reserved2;
 };
 
+#define WQ_HIST_MAX		32	/* most buckets of a histogram */
+
+/**
+ * struct wq_hist_info - a histogram of durations (WQ_IOC_METRICS)
+ * @count: observations
+ * @sum_ns: their sum, in nanoseconds
+ * @nbuckets: entries used in @le_ns and @bucket (<= WQ_HIST_MAX)
+ * @reserved: 0
+ * @le_ns: upper bounds, ascending, in nanoseconds; the last is
+ *	~(__u64)0 (+Inf)
+ * @bucket: cumulative counts: observations <= @le_ns[i]; the last is
+ *	@count
+ *
+ * The layout of libwq's struct wq_histogram.
+ */
+struct wq_hist_info {
+	__u64 count;
+	__u64 sum_ns;
+	__u32 nbuckets;
+	__u32 reserved;
+	__u64 le_ns[WQ_HIST_MAX];
+	__u64 bucket[WQ_HIST_MAX];
+};
+
+/**
+ * struct wq_metrics_info - a queue's metrics (WQ_IOC_METRICS, kwq_metrics())
+ * @depth: client-go workqueue_depth: keys added and not yet handed out
+ *	(queued, and processing keys marked dirty)
+ * @adds_total: workqueue_adds_total: adds that made a key newly dirty
+ * @retries_total: workqueue_retries_total: every AddAfter and
+ *	AddRateLimited that did not fail
+ * @unfinished_work_ns: workqueue_unfinished_work_seconds, in ns: the sum
+ *	of the ages of the keys in processing
+ * @longest_running_ns: workqueue_longest_running_processor_seconds, in
+ *	ns: the age of the oldest key in processing
+ * @queue_duration: workqueue_queue_duration_seconds: from the add that
+ *	made the key dirty (or the put back of its handle) to the get
+ * @work_duration: workqueue_work_duration_seconds: from the get to the done
+ * @queued: keys queued (Len)
+ * @processing: keys handed out and not done
+ * @waiting: keys waiting for their AddAfter delay
+ * @tracked: keys with rate-limiter failures
+ * @refused_total: adds refused with -EAGAIN for capacity
+ * @requeued_on_close_total: keys put back because their handle closed
+ * @discarded_total: keys dropped by a shutdown (waiting keys) or a
+ *	discarding shutdown (queued and waiting keys), each once
+ *
+ * Counters (*_total and the histograms) are 64-bit and never go back while
+ * the queue exists; the gauges are exact at the time of the call (one
+ * hold of the queue's lock). The layout of libwq's struct wq_metrics;
+ * later versions only append.
+ */
+struct wq_metrics_info {
+	__u64 depth;
+	__u64 adds_total;
+	__u64 retries_total;
+	__u64 unfinished_work_ns;
+	__u64 longest_running_ns;
+	struct wq_hist_info queue_duration;
+	struct wq_hist_info work_duration;
+	__u64 queued;
+	__u64 processing;
+	__u64 waiting;
+	__u64 tracked;
+	__u64 refused_total;
+	__u64 requeued_on_close_total;
+	__u64 discarded_total;
+};
+
+/* sizeof(struct wq_metrics_info) in its first version */
+#define WQ_METRICS_INFO_SIZE_VER0	1168
+
+/**
+ * struct wq_metrics_req - WQ_IOC_METRICS: the bound queue's metrics
+ * @flags: must be 0
+ * @size: sizeof(struct wq_metrics_info) as the caller knows it (at least
+ *	WQ_METRICS_INFO_SIZE_VER0, at most 4096): the kernel writes that many
+ *	bytes, zeroing what it does not know
+ * @metrics: user pointer to @size bytes
+ *
+ * Either access mode may ask.
+ */
+struct wq_metrics_req {
+	__u32 flags;
+	__u32 size;
+	__u64 metrics;
+};
+
 #define WQ_ABI_VERSION		1
 
 #define WQ_IOC_MAGIC		'Y'
@@ -453,5 +546,6 @@ struct wq_module_info {
 #define WQ_IOC_ADD_BATCH	_IOW(WQ_IOC_MAGIC, 0x17, struct wq_batch)
 #define WQ_IOC_GET_BATCH	_IOW(WQ_IOC_MAGIC, 0x18, struct wq_batch)
 #define WQ_IOC_DONE_BATCH	_IOW(WQ_IOC_MAGIC, 0x19, struct wq_batch)
+#define WQ_IOC_METRICS		_IOW(WQ_IOC_MAGIC, 0x1a, struct wq_metrics_req)
 
 #endif /* _UAPI_LINUX_WQ_H */

@@ -147,6 +147,29 @@ static const struct command commands[] = {
 		"place and q or Ctrl-C quits; otherwise each refresh prints a line.\n"
 		"  -n, --count COUNT   stop after COUNT refreshes\n",
 	},
+	{
+		.name = "metrics", .run = cmd_metrics,
+		.min_args = 0, .max_args = -1, .usage = " [NAME...]",
+		.help =
+		"Print the metrics of every queue (or of each NAME) in the Prometheus\n"
+		"text format: client-go's workqueue_* metrics (depth, adds, retries,\n"
+		"queue and work duration histograms in seconds, unfinished work,\n"
+		"longest running) and wq_* ones (queued, processing, waiting, tracked,\n"
+		"refused, requeued on close, discarded), labelled name=\"NAME\".\n"
+		"For node_exporter's textfile collector, write it to a temporary file\n"
+		"and rename it over NAME.prom.\n",
+	}, {
+		.name = "top", .run = cmd_top, .opts = OPT(O_COUNT),
+		.min_args = 0, .max_args = 0, .usage = " [-n COUNT]",
+		.help =
+		"A live view of every queue you may list, refreshed every second:\n"
+		"depth, adds/s, gets/s, keys in flight, the oldest in flight, and the\n"
+		"queue latency's p50 and p99 (estimated from the histogram). On a\n"
+		"terminal: q quits; d a g i o l n sort by depth, adds/s, gets/s, in\n"
+		"flight, oldest, latency p99, name. Otherwise each refresh prints plain\n"
+		"lines.\n"
+		"  -n, --count COUNT   stop after COUNT refreshes\n",
+	},
 };
 
 #define NR_COMMANDS	(sizeof(commands) / sizeof(commands[0]))

@@ -124,5 +124,7 @@ int cmd_len(struct ctx *c);
 int cmd_requeues(struct ctx *c);
 int cmd_stat(struct ctx *c);
 int cmd_watch(struct ctx *c);		/* cmd_watch.c */
+int cmd_metrics(struct ctx *c);		/* cmd_metrics.c */
+int cmd_top(struct ctx *c);
 
 #endif /* WQCTL_H */

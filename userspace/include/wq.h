@@ -238,6 +238,45 @@ struct wq_stats {
 	uint64_t evicted;	/* failure records forgotten for max_tracked */
 };
 
+/* ---- Metrics (spec/libwq.md "Metrics") ------------------------------- */
+
+#define WQ_HIST_MAX 32
+struct wq_histogram {
+	uint64_t count;            /* observations */
+	uint64_t sum_ns;           /* their sum */
+	uint32_t nbuckets;         /* entries used in le_ns and bucket */
+	uint64_t le_ns[WQ_HIST_MAX];   /* upper bounds, ascending; the last is UINT64_MAX (+Inf) */
+	uint64_t bucket[WQ_HIST_MAX];  /* cumulative: observations <= le_ns[i] */
+};
+struct wq_metrics {
+	/* client-go's workqueue metrics, same meanings */
+	uint64_t depth;               /* workqueue_depth: keys added and not yet handed out
+	                                 (queued, and processing keys marked dirty) */
+	uint64_t adds_total;          /* workqueue_adds_total: adds that made a key newly dirty */
+	uint64_t retries_total;       /* workqueue_retries_total: every AddAfter and AddRateLimited */
+	uint64_t unfinished_work_ns;  /* workqueue_unfinished_work_seconds, in ns: sum of the
+	                                 ages of the keys in processing */
+	uint64_t longest_running_ns;  /* workqueue_longest_running_processor_seconds, in ns */
+	struct wq_histogram queue_duration; /* workqueue_queue_duration_seconds: first add to get */
+	struct wq_histogram work_duration;  /* workqueue_work_duration_seconds: get to done */
+	/* what client-go cannot see */
+	uint64_t queued, processing, waiting, tracked;
+	uint64_t refused_total;       /* adds refused for capacity (-EAGAIN) */
+	uint64_t requeued_on_close_total; /* keys put back because their handle closed */
+	uint64_t discarded_total;     /* keys dropped by wq_shutdown_discard or shutdown */
+};
+/*
+ * The metrics of the queue behind fd, in one snapshot (the gauges exact at
+ * the time of the call, counters never going back). Either access mode.
+ * Histogram bounds: 1, 2.5 and 5 per decade from 10 ns to 5 s, then 10 s,
+ * 100 s, 1000 s and +Inf (31 buckets; client-go's 1e-8..10 s among them).
+ * retries_total counts every wq_add_after (also of 0 ns) and
+ * wq_add_rate_limited that did not fail. A key a closing handle put back
+ * counts its queue_duration from the put back.
+ * Returns 0, or -EBADF (not a queue handle), -EFAULT (m NULL or unwritable).
+ */
+int wq_metrics(int fd, struct wq_metrics *m);
+
 /* Statistics of the queue behind fd. */
 int wq_stat(int fd, struct wq_stats *st);
 /* Every named queue: fills up to cap entries, returns how many exist. */

@@ -114,5 +114,6 @@ unsigned int kwq_len(struct kwq *q);
 void kwq_shutdown(struct kwq *q);
 int kwq_shutdown_with_drain(struct kwq *q, u64 timeout_ns);
 bool kwq_shutting_down(struct kwq *q);
+void kwq_metrics(struct kwq *q, struct wq_metrics_info *m);
 
 #endif /* _WQ_KWQ_H */

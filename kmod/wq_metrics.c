@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Metrics: the histograms, the snapshot behind WQ_IOC_METRICS and
+ * kwq_metrics(), and the administrators' listing in debugfs. See
+ * wq_metrics.h for what each value means and what an observation costs.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "wq_metrics.h"
+#include "wq_registry.h"
+
+/*
+ * Upper bounds of the finite buckets, in ns: 1, 2.5 and 5 per decade from
+ * 10 ns to 5 s, then 10 s, 100 s and 1000 s. client-go's bounds (1e-8 s to
+ * 10 s by factors of 10) are all among them; the last bucket is +Inf.
+ */
+static const u64 kwq_hist_bound[KWQ_HIST_BUCKETS - 1] = {
+	10, 25, 50,
+	100, 250, 500,
+	1000, 2500, 5000,
+	10000, 25000, 50000,
+	100000, 250000, 500000,
+	1000000, 2500000, 5000000,
+	10000000, 25000000, 50000000,
+	100000000, 250000000, 500000000,
+	1000000000, 2500000000ULL, 5000000000ULL,
+	10000000000ULL, 100000000000ULL, 1000000000000ULL,
+};
+
+/**
+ * kwq_hist_observe() - count one duration
+ * @h: the histogram (under the lock that protects it)
+ * @ns: the duration
+ *
+ * A binary search over the 30 finite bounds: 5 comparisons.
+ */
+void kwq_hist_observe(struct kwq_hist *h, u64 ns)
+{
+	unsigned int lo = 0, hi = ARRAY_SIZE(kwq_hist_bound);
+
+	/* the first bound >= ns, or the +Inf bucket */
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (ns <= kwq_hist_bound[mid])
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	h->bucket[lo]++;
+	h->count++;
+	h->sum_ns += ns;
+}
+
+/**
+ * kwq_metrics_init() - a new queue's metrics
+ * @q: the queue being allocated (zeroed)
+ */
+void kwq_metrics_init(struct kwq *q)
+{
+	INIT_LIST_HEAD(&q->running);
+}
+
+static void kwq_hist_fill(const struct kwq_hist *h, struct wq_hist_info *out)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	BUILD_BUG_ON(KWQ_HIST_BUCKETS > WQ_HIST_MAX);
+	out->count = h->count;
+	out->sum_ns = h->sum_ns;
+	out->nbuckets = KWQ_HIST_BUCKETS;
+	for (i = 0; i < KWQ_HIST_BUCKETS; i++) {
+		sum += h->bucket[i];
+		out->le_ns[i] = i < ARRAY_SIZE(kwq_hist_bound) ?
+				kwq_hist_bound[i] : U64_MAX;
+		out->bucket[i] = sum;
+	}
+}
+
+/**
+ * kwq_metrics_fill() - a consistent snapshot of a queue's metrics
+ * @q: the queue
+ * @m: filled in (every field; the caller zeroes what follows it)
+ *
+ * One hold of q->lock: the gauges are exact at that moment and agree with
+ * the counters. About 100 loads and stores with interrupts off.
+ *
+ * Context: any context.
+ */
+void kwq_metrics_fill(struct kwq *q, struct wq_metrics_info *m)
+{
+	struct kwq_metrics *km = &q->metrics;
+	struct kwq_item *oldest;
+	unsigned long flags;
+	u64 now;
+
+	memset(m, 0, sizeof(*m));
+	spin_lock_irqsave(&q->lock, flags);
+	now = kwq_metrics_now();
+	m->depth = (u64)q->nr_queued + q->nr_dirty;
+	m->adds_total = q->adds;
+	m->retries_total = q->retries;
+	m->unfinished_work_ns = (u64)q->nr_processing * now - q->start_sum;
+	oldest = list_first_entry_or_null(&q->running, struct kwq_item, run);
+	m->longest_running_ns = oldest ? now - oldest->start_ns : 0;
+	kwq_hist_fill(&km->queue_duration, &m->queue_duration);
+	kwq_hist_fill(&km->work_duration, &m->work_duration);
+	m->queued = q->nr_queued;
+	m->processing = q->nr_processing;
+	m->waiting = kwq_heap_len(&q->waiting);
+	m->tracked = q->nr_tracked;
+	m->refused_total = km->refused;
+	m->requeued_on_close_total = km->requeued_on_close;
+	m->discarded_total = km->discarded;
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+static struct dentry *wq_debugfs_dir;
+
+static int wq_debugfs_queues_show(struct seq_file *m, void *unused)
+{
+	wq_registry_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(wq_debugfs_queues);
+
+/**
+ * wq_debugfs_init() - /sys/kernel/debug/wq/queues: every named queue of
+ * every IPC namespace, one a line (wq_registry_show()), for root only
+ *
+ * Debugfs failing is not an error: the module works without it.
+ */
+void wq_debugfs_init(void)
+{
+	wq_debugfs_dir = debugfs_create_dir("wq", NULL);
+	debugfs_create_file("queues", 0400, wq_debugfs_dir, NULL,
+			    &wq_debugfs_queues_fops);
+}
+
+/**
+ * wq_debugfs_exit() - remove the debugfs files (before the registry goes)
+ */
+void wq_debugfs_exit(void)
+{
+	debugfs_remove_recursive(wq_debugfs_dir);
+}

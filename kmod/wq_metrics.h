@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Metrics: client-go's workqueue metrics (metrics.go) with their exact
+ * meanings, and the counters client-go cannot see, observed under q->lock
+ * (wq_queue.h) where the queue changes, in O(1) and without allocating:
+ *
+ *   depth              nr_queued + nr_dirty (a dirty processing key is
+ *                      added and not yet handed out; waiting keys are not)
+ *   adds_total         q->adds: adds that made a key newly dirty
+ *   retries_total      q->retries: every AddAfter (also of 0 ns) and
+ *                      AddRateLimited that did not fail
+ *   queue_duration     at each get: now - item->dirty_ns (the add that made
+ *                      the key dirty; for a key a closing handle put back,
+ *                      the put back)
+ *   work_duration      at each done: now - item->start_ns
+ *   unfinished_work    nr_processing * now - q->start_sum (modulo 2^64:
+ *                      exact while the true sum fits in 64 bits)
+ *   longest_running    now - start_ns of the first record on q->running
+ *                      (records join it at get, under q->lock, with the
+ *                      time read under q->lock: it is in start order)
+ *
+ * An observation costs one ktime_get() and a few adds and stores under
+ * q->lock; a histogram observation adds a binary search over 30 bounds
+ * (5 comparisons). Nothing is allocated and nothing is recomputed: the
+ * gauges client-go refreshes every 500 ms are computed on read.
+ */
+#ifndef _WQ_METRICS_H
+#define _WQ_METRICS_H
+
+#include <linux/list.h>
+#include <linux/timekeeping.h>
+
+#include "wq_queue.h"
+
+/**
+ * kwq_metrics_now() - the clock of every observation
+ *
+ * Read under q->lock where the order matters (q->running).
+ *
+ * Return: CLOCK_MONOTONIC, in ns.
+ */
+static inline u64 kwq_metrics_now(void)
+{
+	return ktime_get_ns();
+}
+
+void kwq_hist_observe(struct kwq_hist *h, u64 ns);
+
+/**
+ * kwq_metrics_start_locked() - a record was handed out at @now
+ * @q: the queue (q->lock held)
+ * @item: the record, now PROCESSING
+ * @now: kwq_metrics_now() read under this hold of q->lock
+ *
+ * Observes its queue_duration and puts it at the tail of q->running.
+ */
+static inline void kwq_metrics_start_locked(struct kwq *q,
+					    struct kwq_item *item, u64 now)
+{
+	kwq_hist_observe(&q->metrics.queue_duration, now - item->dirty_ns);
+	item->start_ns = now;
+	list_add_tail(&item->run, &q->running);
+	q->start_sum += now;
+}
+
+/**
+ * kwq_metrics_end_locked() - a record stopped processing
+ * @q: the queue (q->lock held)
+ * @item: the record, still PROCESSING
+ */
+static inline void kwq_metrics_end_locked(struct kwq *q,
+					  struct kwq_item *item)
+{
+	list_del_init(&item->run);
+	q->start_sum -= item->start_ns;
+}
+
+void kwq_metrics_init(struct kwq *q);
+void kwq_metrics_fill(struct kwq *q, struct wq_metrics_info *m);
+
+void wq_debugfs_init(void);
+void wq_debugfs_exit(void);
+
+#endif /* _WQ_METRICS_H */

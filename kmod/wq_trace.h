@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of the queues, system "kwq" (tracefs events/kwq/, perf trace
+ * -e 'kwq:*', trace-cmd record -e kwq). Each record carries the queue's
+ * name ("-" for an anonymous queue) and the key's length and first
+ * KWQ_TRACE_KEY bytes (bytes other than printable ASCII as '.'), copied
+ * into the record: nothing is dereferenced when the record is printed.
+ *
+ * They fire under q->lock (wq_queue.h), where the change they report is
+ * made, so their order is the queue's order. Disabled, each is a static
+ * branch (a NOP); enabled, the copy of 64 + 24 bytes into the ring buffer.
+ * Defined by wq_trace.c (CREATE_TRACE_POINTS).
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM kwq
+
+#ifndef _WQ_TRACE_HELPERS
+#define _WQ_TRACE_HELPERS
+
+#include <linux/string.h>
+
+#include "wq_queue.h"
+
+#define KWQ_TRACE_KEY	24	/* key bytes a record keeps */
+
+/* What an add did (kwq_add). */
+enum kwq_add_outcome {
+	KWQ_TRACE_QUEUED,		/* queued at the tail */
+	KWQ_TRACE_COALESCED,	/* queued (or dirty) already: nothing */
+	KWQ_TRACE_DIRTY,		/* processing: marked dirty */
+};
+
+/* How a queue was shut down (kwq_shutdown). */
+enum kwq_shutdown_how {
+	KWQ_TRACE_SHUTDOWN,
+	KWQ_TRACE_DRAIN,
+	KWQ_TRACE_DISCARD,
+};
+
+static inline void kwq_trace_name(char *dst, const struct kwq *q)
+{
+	if (q->name[0])
+		memcpy(dst, q->name, WQ_NAME_MAX);
+	else
+		strscpy(dst, "-", WQ_NAME_MAX);
+}
+
+static inline void kwq_trace_key(char *dst, const struct kwq_item *item)
+{
+	u32 i, n = min_t(u32, item->key.len, KWQ_TRACE_KEY);
+	const u8 *k = item->key.data;
+
+	for (i = 0; i < n; i++)
+		dst[i] = (k[i] >= 0x20 && k[i] < 0x7f) ? k[i] : '.';
+	dst[n] = '\0';
+}
+
+#endif /* _WQ_TRACE_HELPERS */
+
+#if !defined(_WQ_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _WQ_TRACE_H
+
+#include <linux/tracepoint.h>
+
+/* The enums' names for userspace decoders (perf, trace-cmd). */
+TRACE_DEFINE_ENUM(KWQ_TRACE_QUEUED);
+TRACE_DEFINE_ENUM(KWQ_TRACE_COALESCED);
+TRACE_DEFINE_ENUM(KWQ_TRACE_DIRTY);
+TRACE_DEFINE_ENUM(KWQ_TRACE_SHUTDOWN);
+TRACE_DEFINE_ENUM(KWQ_TRACE_DRAIN);
+TRACE_DEFINE_ENUM(KWQ_TRACE_DISCARD);
+
+TRACE_EVENT(kwq_add,
+	    TP_PROTO(const struct kwq *q, const struct kwq_item *item, int outcome),
+	    TP_ARGS(q, item, outcome),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __array(char, key, KWQ_TRACE_KEY + 1)
+			     __field(u32, len)
+			     __field(int, outcome)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   kwq_trace_key(__entry->key, item);
+			   __entry->len = item->key.len;
+			   __entry->outcome = outcome;),
+	    TP_printk("queue=%s key=%s len=%u outcome=%s", __entry->name,
+		      __entry->key, __entry->len,
+		      __print_symbolic(__entry->outcome,
+				       { KWQ_TRACE_QUEUED, "queued" },
+				       { KWQ_TRACE_COALESCED, "coalesced" },
+				       { KWQ_TRACE_DIRTY, "dirty" }))
+);
+
+TRACE_EVENT(kwq_get,
+	    TP_PROTO(const struct kwq *q, const struct kwq_item *item,
+		     u64 queued_ns),
+	    TP_ARGS(q, item, queued_ns),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __array(char, key, KWQ_TRACE_KEY + 1)
+			     __field(u32, len)
+			     __field(u64, queued_ns)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   kwq_trace_key(__entry->key, item);
+			   __entry->len = item->key.len;
+			   __entry->queued_ns = queued_ns;),
+	    TP_printk("queue=%s key=%s len=%u queued_ns=%llu", __entry->name,
+		      __entry->key, __entry->len,
+		      (unsigned long long)__entry->queued_ns)
+);
+
+TRACE_EVENT(kwq_done,
+	    TP_PROTO(const struct kwq *q, const struct kwq_item *item, u64 work_ns,
+		     bool requeued),
+	    TP_ARGS(q, item, work_ns, requeued),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __array(char, key, KWQ_TRACE_KEY + 1)
+			     __field(u32, len)
+			     __field(u64, work_ns)
+			     __field(bool, requeued)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   kwq_trace_key(__entry->key, item);
+			   __entry->len = item->key.len;
+			   __entry->work_ns = work_ns;
+			   __entry->requeued = requeued;),
+	    TP_printk("queue=%s key=%s len=%u work_ns=%llu requeued=%d",
+		      __entry->name, __entry->key, __entry->len,
+		      (unsigned long long)__entry->work_ns, __entry->requeued)
+);
+
+TRACE_EVENT(kwq_add_after,
+	    TP_PROTO(const struct kwq *q, const struct kwq_item *item,
+		     u64 delay_ns),
+	    TP_ARGS(q, item, delay_ns),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __array(char, key, KWQ_TRACE_KEY + 1)
+			     __field(u32, len)
+			     __field(u64, delay_ns)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   kwq_trace_key(__entry->key, item);
+			   __entry->len = item->key.len;
+			   __entry->delay_ns = delay_ns;),
+	    TP_printk("queue=%s key=%s len=%u delay_ns=%llu", __entry->name,
+		      __entry->key, __entry->len,
+		      (unsigned long long)__entry->delay_ns)
+);
+
+TRACE_EVENT(kwq_timer_fire,
+	    TP_PROTO(const struct kwq *q, unsigned int moved, unsigned int left),
+	    TP_ARGS(q, moved, left),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __field(unsigned int, moved)
+			     __field(unsigned int, left)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   __entry->moved = moved;
+			   __entry->left = left;),
+	    TP_printk("queue=%s moved=%u waiting=%u", __entry->name,
+		      __entry->moved, __entry->left)
+);
+
+TRACE_EVENT(kwq_rate_limited,
+	    TP_PROTO(const struct kwq *q, const struct kwq_item *item, u64 delay_ns,
+		     u32 failures),
+	    TP_ARGS(q, item, delay_ns, failures),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __array(char, key, KWQ_TRACE_KEY + 1)
+			     __field(u32, len)
+			     __field(u32, failures)
+			     __field(u64, delay_ns)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   kwq_trace_key(__entry->key, item);
+			   __entry->len = item->key.len;
+			   __entry->failures = failures;
+			   __entry->delay_ns = delay_ns;),
+	    TP_printk("queue=%s key=%s len=%u delay_ns=%llu failures=%u",
+		      __entry->name, __entry->key, __entry->len,
+		      (unsigned long long)__entry->delay_ns, __entry->failures)
+);
+
+TRACE_EVENT(kwq_shutdown,
+	    TP_PROTO(const struct kwq *q, int how),
+	    TP_ARGS(q, how),
+	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+			     __field(int, how)
+			     __field(unsigned int, queued)
+			     __field(unsigned int, processing)
+			     __field(unsigned int, waiting)),
+	    TP_fast_assign(kwq_trace_name(__entry->name, q);
+			   __entry->how = how;
+			   __entry->queued = q->nr_queued;
+			   __entry->processing = q->nr_processing;
+			   __entry->waiting = kwq_heap_len(&q->waiting);),
+	    TP_printk("queue=%s how=%s queued=%u processing=%u waiting=%u",
+		      __entry->name,
+		      __print_symbolic(__entry->how,
+				       { KWQ_TRACE_SHUTDOWN, "shutdown" },
+				       { KWQ_TRACE_DRAIN, "drain" },
+				       { KWQ_TRACE_DISCARD, "discard" }),
+		      __entry->queued, __entry->processing, __entry->waiting)
+);
+
+#endif /* _WQ_TRACE_H */
+
+/* This part must be outside the multi-read protection. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE wq_trace
+#include <trace/define_trace.h>
