@@ -191,7 +191,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_add, WQ_NS);
  * @q: the queue
  * @key: the key bytes (copied)
  * @len: 1..WQ_KEY_MAX
- * @delay_ns: wait at least this long (CLOCK_MONOTONIC); 0 is kwq_add()
+ * @delay_ns: wait at least this long (CLOCK_MONOTONIC); 0 adds at once
  * @gfp: as for kwq_add()
  *
  * A key already waiting keeps the earlier of its two ready times. Every

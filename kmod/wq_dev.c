@@ -419,7 +419,7 @@ static long wq_ioc_metrics(struct wq_handle *h, struct kwq *q, void *arg,
 	long ret = 0;
 
 	if (r->flags || r->size < WQ_METRICS_INFO_SIZE_VER0 ||
-	    r->size > PAGE_SIZE)
+	    r->size > WQ_METRICS_INFO_SIZE_MAX)
 		return -EINVAL;
 	m = kmalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)

@@ -82,7 +82,8 @@ static void kwq_hist_fill(const struct kwq_hist *h, struct wq_hist_info *out)
 /**
  * kwq_metrics_fill() - a consistent snapshot of a queue's metrics
  * @q: the queue
- * @m: filled in (every field; the caller zeroes what follows it)
+ * @m: filled in, every field and byte (it is 1168 bytes: not for the
+ *	stack)
  *
  * One hold of q->lock: the gauges are exact at that moment and agree with
  * the counters. About 100 loads and stores with interrupts off.

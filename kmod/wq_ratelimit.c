@@ -101,6 +101,20 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 				   delay_ns, flags, gfp, deadline);
 }
 
+/*
+ * Add, or AddAfter of 0 ns, of a held record: pending now. client-go
+ * counts every AddAfter as a retry, also one of 0.
+ */
+static void kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
+			       unsigned int flags)
+{
+	if (flags & KWQ_ADD_AFTER) {
+		q->retries++;
+		trace_kwq_add_after(q, item, 0);
+	}
+	kwq_mark_pending_locked(q, item);
+}
+
 /**
  * kwq_add_key() - kwq_add_item() of a key the caller owns
  * @q: the queue
@@ -134,7 +148,7 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 		       kwq_record_find_locked(q, hash, key, len);
 		if (item && (item->flags & KWQ_ITEM_HELD)) {
 			was = q->nr_queued;
-			kwq_mark_pending_locked(q, item);
+			kwq_add_now_locked(q, item, flags);
 			was = q->nr_queued - was;
 			spin_unlock_irqrestore(&q->lock, irqflags);
 			kwq_wake_getters(q, was);
@@ -199,11 +213,7 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 		trace_kwq_add_after(q, item, *delay_ns);
 		kwq_delay_after_locked(q, item, kwq_time_after(now, *delay_ns));
 	} else {
-		if (flags & KWQ_ADD_AFTER) {
-			q->retries++;	/* client-go: AddAfter of 0 too */
-			trace_kwq_add_after(q, item, 0);
-		}
-		kwq_mark_pending_locked(q, item);
+		kwq_add_now_locked(q, item, flags);
 	}
 	was = q->nr_queued - was;
 	spin_unlock_irqrestore(&q->lock, irqflags);

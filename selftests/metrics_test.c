@@ -206,6 +206,11 @@ TEST(retries_total)
 	EXPECT_EQ(1, m.adds_total);
 	EXPECT_EQ(1, m.depth);
 	EXPECT_EQ(1, wq_len(fd));
+	/* of a key already queued: coalesced, and still a retry */
+	ASSERT_EQ(0, AFTER(fd, "zero", 0));
+	m = get_metrics(fd);
+	EXPECT_EQ(2, m.retries_total);
+	EXPECT_EQ(1, m.adds_total);
 
 	ASSERT_EQ(0, AFTER(fd, "later", 3600ULL * 1000 * MSEC));
 	ASSERT_EQ(0, AFTER(fd, "later", 3600ULL * 1000 * MSEC));	/* dedup: counts */
@@ -213,7 +218,7 @@ TEST(retries_total)
 	EXPECT_EQ(3600ULL * 1000 * MSEC, delay);
 	ASSERT_EQ(0, wq_add_rate_limited(fd, "zero", 4, &delay));	/* queued too */
 	m = get_metrics(fd);
-	EXPECT_EQ(5, m.retries_total);
+	EXPECT_EQ(6, m.retries_total);
 	EXPECT_EQ(1, m.adds_total);		/* nothing became pending yet */
 	EXPECT_EQ(1, m.depth);
 	EXPECT_EQ(3, m.waiting);		/* later, rl, zero */
@@ -224,7 +229,7 @@ TEST(retries_total)
 	ASSERT_EQ(-ESHUTDOWN, AFTER(fd, "x", 0));	/* fails: no retry */
 	ASSERT_EQ(-ESHUTDOWN, wq_add_rate_limited(fd, "x", 1, NULL));
 	m = get_metrics(fd);
-	EXPECT_EQ(5, m.retries_total);
+	EXPECT_EQ(6, m.retries_total);
 	EXPECT_EQ(2, m.adds_total);
 	/* shutdown dropped the waiting keys: later and rl (zero is queued) */
 	EXPECT_EQ(0, m.waiting);

@@ -487,7 +487,10 @@ struct wq_hist_info {
  *	discarding shutdown (queued and waiting keys), each once
  *
  * Counters (*_total and the histograms) are 64-bit and never go back while
- * the queue exists; the gauges are exact at the time of the call (one
+ * the queue exists, except that a histogram's sum_ns wraps modulo 2^64
+ * (after 584 years of summed waiting: ~200 days at an average depth of
+ * 1000 keys). A get undone because its key could not be copied out still
+ * counts in queue_duration. The gauges are exact at the time of the call (one
  * hold of the queue's lock). The layout of libwq's struct wq_metrics;
  * later versions only append.
  */
@@ -510,12 +513,15 @@ struct wq_metrics_info {
 
 /* sizeof(struct wq_metrics_info) in its first version */
 #define WQ_METRICS_INFO_SIZE_VER0	1168
+/* the largest struct wq_metrics_info size WQ_IOC_METRICS accepts */
+#define WQ_METRICS_INFO_SIZE_MAX	4096
 
 /**
  * struct wq_metrics_req - WQ_IOC_METRICS: the bound queue's metrics
  * @flags: must be 0
  * @size: sizeof(struct wq_metrics_info) as the caller knows it (at least
- *	WQ_METRICS_INFO_SIZE_VER0, at most 4096): the kernel writes that many
+ *	WQ_METRICS_INFO_SIZE_VER0, at most WQ_METRICS_INFO_SIZE_MAX): the
+ *	kernel writes that many
  *	bytes, zeroing what it does not know
  * @metrics: user pointer to @size bytes
  *
