@@ -45,9 +45,15 @@ static void faults(int on)
 	}
 }
 
+/*
+ * Key i, longer than the 64 bytes /dev/wq copies on its stack: every add,
+ * get and done of it allocates, so every one of them can fail.
+ */
+#define KEY_BUF 128
 static int key_of(char *buf, int i)
 {
-	return sprintf(buf, "fault/key-%d", i);
+	return sprintf(buf, "fault/key-%d/%s", i,
+		       "................................................................");
 }
 
 FIXTURE(fail)
@@ -95,7 +101,7 @@ static void drain_expect(struct __test_metadata *_metadata, int fd,
 			 const char *want, int n)
 {
 	char seen[NKEYS] = { 0 };
-	char buf[64], k[64];
+	char buf[KEY_BUF], k[KEY_BUF];
 	ssize_t len;
 	int i, got = 0;
 
@@ -119,7 +125,7 @@ static void drain_expect(struct __test_metadata *_metadata, int fd,
 
 TEST_F(fail, add)
 {
-	char ok[NKEYS] = { 0 }, k[64];
+	char ok[NKEYS] = { 0 }, k[KEY_BUF];
 	int i, ret, nok = 0, nfail = 0;
 
 	for (i = 0; i < NKEYS; i++) {
@@ -140,7 +146,7 @@ TEST_F(fail, add)
 
 TEST_F(fail, get_and_done)
 {
-	char ok[NKEYS], buf[64];
+	char ok[NKEYS], buf[KEY_BUF];
 	int i, ret, enomem = 0;
 	ssize_t len;
 
@@ -183,7 +189,7 @@ TEST_F(fail, add_after_and_rate_limited)
 {
 	struct wq_attr attr = { .limiter = "exponential:1h:2h" };
 	int i, ret, fd, nok = 0, nrl = 0;
-	char ok[NKEYS] = { 0 }, name[WQ_NAME_MAX], k[64];
+	char ok[NKEYS] = { 0 }, name[WQ_NAME_MAX], k[KEY_BUF];
 	uint64_t delay;
 
 	/* Every key waits an hour: the counts below cannot race a timer. */
@@ -253,7 +259,7 @@ TEST_F(fail, create_and_open)
 /* Enough keys to grow the key table and the heap while faults happen. */
 TEST_F(fail, growth)
 {
-	char k[64];
+	char k[KEY_BUF];
 	int i, ret, nok = 0;
 	struct wq_stats st;
 
