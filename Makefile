@@ -96,6 +96,26 @@ bench-irqsoff: deps all
 	selftests/vm-run --kernel debug --mem 3072 --timeout 1800 \
 		--add build/selftests:/t -- /t/irqsoff-bench
 
+# fuzz: the ioctl fuzzer (selftests/wq_fuzz.c) in a 6.1 guest, FUZZ_CALLS
+# calls (default 200,000), then the kernel log, rmmod and kmemleak
+# (selftests/fuzz.sh). FUZZ_SEED replays a seed. Not part of make check.
+FUZZ_CALLS ?= 200000
+FUZZ_LONG_CALLS ?= 1000000
+FUZZ_SEED ?= 0
+fuzz: deps-quick all
+	selftests/vm-run --no-rmmod --timeout 3600 --add build/selftests:/t -- \
+		/t/fuzz.sh $(FUZZ_CALLS) 4 $(FUZZ_SEED)
+
+# check-long: what is too long for make check; for now the fuzzer at
+# 10^6 calls on 6.1 and on the debug kernel (KASAN, UBSAN, lockdep, kmemleak).
+check-long: deps all
+	selftests/vm-run --no-rmmod --timeout 7200 --add build/selftests:/t -- \
+		/t/fuzz.sh $(FUZZ_LONG_CALLS) 4 $(FUZZ_SEED)
+	WQ_DEBUG_KDIR=$$(selftests/build-debug-kernel | grep '^/' | tail -n1) && \
+	export WQ_DEBUG_KDIR && \
+	selftests/vm-run --kernel debug --mem 3072 --timeout 14400 --no-rmmod \
+		--add build/selftests:/t -- /t/fuzz.sh $(FUZZ_LONG_CALLS) 4 $(FUZZ_SEED)
+
 clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) -C userspace clean
@@ -104,4 +124,4 @@ clean:
 include mk/install.mk
 
 .PHONY: all module userspace selftests deps deps-quick static check check-quick demo clean \
-	bench bench-compare bench-irqsoff install install-kmod install-user uninstall dkms-src
+	bench bench-compare bench-irqsoff fuzz check-long install install-kmod install-user uninstall dkms-src

@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# fuzz.sh: the ioctl fuzzer in the guest (busybox sh; TAP; exit 0 pass,
+# 1 fail): wq_fuzz, then the kernel log (BUG, WARNING, Oops, KASAN, UBSAN,
+# lockdep), rmmod wq, and kmemleak where the kernel has it (the debug lane).
+# Leaves the module unloaded: run it under vm-run --no-rmmod.
+#
+#	fuzz.sh [CALLS [PROCS [SEED]]]	(defaults 200000, 4, from the clock)
+
+. "$(dirname "$0")/tap.sh"
+
+DIR=$(cd "$(dirname "$0")" && pwd)
+CALLS=${1:-200000}
+PROCS=${2:-4}
+SEED=${3:-0}
+KM=/sys/kernel/debug/kmemleak
+
+echo "1..4"
+[ -e $KM ] && echo clear >$KM 2>/dev/null
+dmesg -c >/dev/null 2>&1
+start=$(date +%s)
+check "wq_fuzz -n $CALLS -p $PROCS" "$DIR/wq_fuzz" -s "$SEED" -n "$CALLS" -p "$PROCS"
+echo "# wq_fuzz took $(($(date +%s) - start)) s"
+
+dmesg >/tmp/fuzz.dmesg 2>&1
+if grep -E 'BUG|WARNING|Oops|KASAN|UBSAN|lockdep|general protection|sleeping function|Call Trace' \
+	/tmp/fuzz.dmesg >/tmp/fuzz.bad; then
+	sed 's/^/# /' /tmp/fuzz.dmesg
+	not_ok "kernel log clean"
+else
+	ok "kernel log clean"
+fi
+
+if rmmod wq >/tmp/fuzz.rmmod 2>&1; then
+	ok "rmmod wq"
+else
+	sed 's/^/# /' /tmp/fuzz.rmmod
+	grep '^wq ' /proc/modules | sed 's/^/# /'
+	not_ok "rmmod wq"
+fi
+
+if [ ! -e $KM ]; then
+	echo "ok 4 kmemleak clean # SKIP no kmemleak in $(uname -r)"
+	n=4
+else
+	sleep 6
+	echo scan >$KM
+	echo scan >$KM
+	cat $KM >/tmp/fuzz.kmemleak
+	if [ -s /tmp/fuzz.kmemleak ]; then
+		sed 's/^/# /' /tmp/fuzz.kmemleak
+		not_ok "kmemleak clean"
+	else
+		ok "kmemleak clean"
+	fi
+fi
+echo "# $n tests, failed=$failed"
+exit $failed
