@@ -103,31 +103,6 @@ int wq_deadline(u64 ns, ktime_t *deadline)
 	return 0;
 }
 
-static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
-			       void __user *uarg)
-{
-	struct wq_module_info *mi = arg;
-
-	mi->abi_version = WQ_ABI_VERSION;
-	mi->key_max = WQ_KEY_MAX;
-	mi->max_queues = READ_ONCE(wq_max_queues);
-	mi->default_max_items = READ_ONCE(wq_default_max_items);
-	mi->max_items_limit = READ_ONCE(wq_max_items_limit);
-	mi->limiter_terms_max = WQ_LIMITER_TERMS_MAX;
-	mi->add_flags = WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER;
-	mi->get_flags = WQ_GET_NONBLOCK | WQ_GET_DETACH;
-	mi->shutdown_flags = WQ_SHUTDOWN_DRAIN | WQ_SHUTDOWN_DISCARD;
-	mi->default_max_tracked = READ_ONCE(wq_default_max_tracked);
-	mi->user_max_queues = READ_ONCE(wq_user_max_queues);
-	mi->unpriv_max_items = READ_ONCE(wq_unpriv_max_items);
-	mi->unpriv_max_tracked = READ_ONCE(wq_unpriv_max_tracked);
-	mi->key_cost = WQ_KEY_COST;
-	mi->user_max_key_bytes = READ_ONCE(wq_user_max_key_bytes);
-	wq_quota_usage(wq_quota_uid(), &mi->user_queues, &mi->user_key_bytes);
-	mi->batch_max = WQ_BATCH_MAX;
-	return 0;
-}
-
 static long wq_ioc_create(struct wq_handle *h, struct kwq *q, void *arg,
 			  void __user *uarg)
 {
@@ -173,40 +148,6 @@ static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg,
 	int ret = wq_check_name_arg(n, 0);
 
 	return ret ?: wq_registry_unlink(wq_current_ipc_ns(), n->name, true);
-}
-
-static long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
-			void __user *uarg)
-{
-	struct wq_list *l = arg;
-	void __user *uentries = u64_to_user_ptr(l->entries);
-	size_t esize = sizeof(struct wq_queue_info);
-	struct wq_queue_info *infos;
-	u32 i, n, cap;
-	long ret = 0;
-
-	if (l->flags || l->total || l->entry_size < WQ_QUEUE_INFO_SIZE_VER0 ||
-	    l->entry_size > PAGE_SIZE)
-		return -EINVAL;
-	cap = min(l->count, READ_ONCE(wq_max_queues));
-	infos = kvcalloc(max(cap, 1U), esize, GFP_KERNEL_ACCOUNT);
-	if (!infos)
-		return -ENOMEM;
-	n = wq_registry_list(infos, cap, &l->total);
-	for (i = 0; i < n; i++) {
-		void __user *dst = uentries + (size_t)i * l->entry_size;
-
-		if (copy_to_user(dst, &infos[i], min_t(size_t, esize,
-						       l->entry_size)) ||
-		    (l->entry_size > esize &&
-		     clear_user(dst + esize, l->entry_size - esize))) {
-			ret = -EFAULT;
-			break;
-		}
-	}
-	l->count = n;
-	kvfree(infos);
-	return ret;
 }
 
 static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
@@ -395,41 +336,6 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
 	if (wq_deadline(s->deadline_ns, &deadline))
 		return -EINVAL;
 	return kwq_queue_drain(q, deadline);
-}
-
-static long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
-			void __user *uarg)
-{
-	wq_registry_info(q, arg);
-	return 0;
-}
-
-/*
- * METRICS: the snapshot is built in a kernel copy (too big for the stack)
- * and written as long as the caller's struct is, zeroing what the kernel
- * does not know.
- */
-static long wq_ioc_metrics(struct wq_handle *h, struct kwq *q, void *arg,
-			   void __user *uarg)
-{
-	struct wq_metrics_req *r = arg;
-	void __user *dst = u64_to_user_ptr(r->metrics);
-	size_t ksize = sizeof(struct wq_metrics_info);
-	struct wq_metrics_info *m;
-	long ret = 0;
-
-	if (r->flags || r->size < WQ_METRICS_INFO_SIZE_VER0 ||
-	    r->size > WQ_METRICS_INFO_SIZE_MAX)
-		return -EINVAL;
-	m = kmalloc(sizeof(*m), GFP_KERNEL);
-	if (!m)
-		return -ENOMEM;
-	kwq_metrics_fill(q, m);
-	if (copy_to_user(dst, m, min_t(size_t, ksize, r->size)) ||
-	    (r->size > ksize && clear_user(dst + ksize, r->size - ksize)))
-		ret = -EFAULT;
-	kfree(m);
-	return ret;
 }
 
 /* Flags of struct wq_ioctl_op. */

@@ -45,6 +45,14 @@ typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
 			  void __user *uarg);
 
 int wq_deadline(u64 ns, ktime_t *deadline);
+long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
+			void __user *uarg);
+long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
+		 void __user *uarg);
+long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
+		 void __user *uarg);
+long wq_ioc_metrics(struct wq_handle *h, struct kwq *q, void *arg,
+		    void __user *uarg);
 long wq_ioc_add_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		      void __user *uarg);
 long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,

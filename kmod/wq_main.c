@@ -4,9 +4,12 @@
  *
  * The files, each one concept, each layer built on the one below it:
  *   wq_main.c        init/exit and every module parameter (this file)
- *   wq_queue.c/.h    the queue (client-go queue.go): Add, Get, Done, Len,
- *                    ShutDown, drain, holders; wq_queue.h states the record
- *                    states, the lock order and the locking rules
+ *   wq_queue.c/.h    the queue (client-go queue.go): its life, Add, Done;
+ *                    wq_queue.h states the record states, the lock order
+ *                    and the locking rules
+ *   wq_get.c         Get of n keys, undoing it, Len
+ *   wq_wait.c        the wait loop, wake-ups, readiness, waiting for room
+ *   wq_shutdown.c    ShutDown, ShutDownWithDrain, the discarding shutdown
  *   wq_holder.c      the keys a handle holds, put back when it closes
  *   wq_record.c/.h   key records: alloc/free, hold/unhold, the idle LRU
  *   wq_delay.c/.h    AddAfter (delaying_queue.go): waiting heap, hrtimer
@@ -20,8 +23,11 @@
  *   wq_quota.c/.h    per-user budgets of queues and key bytes
  *   wq_keytab.c/.h   the key table (SipHash, incremental growth)
  *   wq_heap.c/.h     the min-heap of ready times
- *   wq_registry.c/.h named queues: create, open, destroy, list
- *   wq_dev.c/.h      /dev/wq and its ioctls
+ *   wq_registry.c/.h named queues per IPC namespace: create, open, destroy,
+ *                    list, reaping
+ *   wq_name.c        the queue-name rule
+ *   wq_dev.c/.h      /dev/wq and its ioctls; wq_dev_info.c the reporting
+ *                    ones, wq_batch.c the batches
  *   wq_api.c         the kernel API <wq/kwq.h>: every exported symbol
  *   include/wq/kwq.h the kernel API's header; include/wq/compat.h kernel
  *                    version differences

@@ -25,7 +25,9 @@
  * The layers, each in its own file, each built on the one below (as
  * client-go builds AddRateLimited as AddAfter(item, When(item))):
  *   wq_record.c     records: alloc/free, hold/unhold, the idle LRU
- *   wq_queue.c      Add, Get, Done, Len, readiness, waiting
+ *   wq_queue.c      the queue's life, state transitions, Add, Done
+ *   wq_get.c        Get of n keys, undoing it, Len
+ *   wq_wait.c       the wait loop, wake-ups, readiness, waiting for room
  *   wq_shutdown.c   ShutDown, ShutDownWithDrain, the discarding shutdown
  *   wq_holder.c     the keys a handle holds, put back when it goes
  *   wq_delay.c      AddAfter: the waiting heap and its hrtimer

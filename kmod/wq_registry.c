@@ -68,47 +68,6 @@ static DECLARE_DEFERRABLE_WORK(wq_reap_work, wq_ipc_reap);
 #define WQ_REAP_INTERVAL	HZ
 
 /**
- * wq_check_name() - is @name a valid queue name, zero-padded?
- * @name: [A-Za-z0-9._-]{1,63}, then NUL bytes to the end of the buffer
- *
- * Return: 0 or -EINVAL.
- */
-int wq_check_name(const char name[WQ_NAME_MAX])
-{
-	size_t i, len = strnlen(name, WQ_NAME_MAX);
-
-	if (len == 0 || len == WQ_NAME_MAX)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		char c = name[i];
-
-		/* ASCII only: the kernel's isalnum() accepts Latin-1 */
-		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
-		    !(c >= '0' && c <= '9') && c != '.' && c != '_' && c != '-')
-			return -EINVAL;
-	}
-	for (; i < WQ_NAME_MAX; i++)
-		if (name[i])
-			return -EINVAL;
-	return 0;
-}
-
-/**
- * wq_copy_name() - copy a kernel caller's queue name into a checked buffer
- * @buf: receives the name, zero-padded
- * @name: a NUL-terminated name, [A-Za-z0-9._-]{1,63}
- *
- * Return: 0 or -EINVAL (NULL, too long, or a bad character).
- */
-int wq_copy_name(char buf[WQ_NAME_MAX], const char *name)
-{
-	memset(buf, 0, WQ_NAME_MAX);
-	if (!name || strscpy(buf, name, WQ_NAME_MAX) < 0)
-		return -EINVAL;
-	return wq_check_name(buf);
-}
-
-/**
  * wq_current_ipc_ns() - the IPC namespace of the calling task
  *
  * Context: process context (an ioctl); the task's own nsproxy is stable.
@@ -444,26 +403,6 @@ int wq_registry_unlink_queue(struct kwq *q)
 	if (!ret)
 		kwq_queue_put(q);			/* the registry's reference */
 	return ret;
-}
-
-/**
- * wq_registry_info() - everything WQ_IOC_STAT reports about a queue
- * @q: the queue
- * @info: zeroed by the caller, filled in
- *
- * Context: process context.
- */
-void wq_registry_info(struct kwq *q, struct wq_queue_info *info)
-{
-	struct user_namespace *ns = current_user_ns();
-
-	memcpy(info->name, q->name, WQ_NAME_MAX);
-	info->uid = from_kuid_munged(ns, q->uid);
-	info->gid = from_kgid_munged(ns, q->gid);
-	info->mode = q->mode;
-	if (READ_ONCE(q->unlinked))
-		info->state |= WQ_STATE_UNLINKED;
-	kwq_stats_fill(q, info);
 }
 
 /**

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Statistics: filling struct wq_queue_info. See wq_stats.h.
+ * Statistics: filling struct wq_queue_info (the counters, and the whole
+ * entry for WQ_IOC_STAT and LIST). See wq_stats.h.
  */
+#include <linux/cred.h>
+#include <linux/string.h>
+
+#include "wq_registry.h"
 #include "wq_stats.h"
 
 /**
@@ -34,4 +39,24 @@ void kwq_stats_fill(struct kwq *q, struct wq_queue_info *info)
 	info->retries = q->retries;
 	spin_unlock_irqrestore(&q->lock, flags);
 	info->handles = atomic_read(&q->handles);
+}
+
+/**
+ * wq_registry_info() - everything WQ_IOC_STAT reports about a queue
+ * @q: the queue
+ * @info: zeroed by the caller, filled in
+ *
+ * Context: process context.
+ */
+void wq_registry_info(struct kwq *q, struct wq_queue_info *info)
+{
+	struct user_namespace *ns = current_user_ns();
+
+	memcpy(info->name, q->name, WQ_NAME_MAX);
+	info->uid = from_kuid_munged(ns, q->uid);
+	info->gid = from_kgid_munged(ns, q->gid);
+	info->mode = q->mode;
+	if (READ_ONCE(q->unlinked))
+		info->state |= WQ_STATE_UNLINKED;
+	kwq_stats_fill(q, info);
 }

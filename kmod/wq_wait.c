@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sleeping and waking on a queue: the one wait loop (kwq_wait()), the
+ * wake-ups of consumers, producers and drains, readiness for poll(), and
+ * the wait for room of a blocking add. The lost-wake-up argument of each
+ * is written where it is. See wq_queue.h for the locking rules.
+ */
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+
+#include "wq_queue.h"
+
+/**
+ * kwq_wake_getters() - wake a consumer for each of @n keys just queued
+ * @q: the queue
+ * @n: keys queued since q->lock was taken (q->nr_queued grew by that)
+ *
+ * Called after q->lock is dropped: no wake-up is lost, because a consumer
+ * is on q->getters before it looks at q->nr_queued under q->lock (see
+ * kwq_wait()), so it either sees the keys or is woken here. Pollers are
+ * woken too (they wait non-exclusively).
+ *
+ * Context: any context; not under q->lock.
+ */
+void kwq_wake_getters(struct kwq *q, unsigned int n)
+{
+	if (n)
+		__wake_up(&q->getters, TASK_NORMAL, min_t(unsigned int, n, INT_MAX),
+			  poll_to_key(EPOLLIN | EPOLLRDNORM));
+}
+
+/**
+ * kwq_wake_producers() - wake a producer for each of @n slots just freed
+ * @q: the queue
+ * @n: keys that stopped being held since q->lock was taken
+ *
+ * Called after q->lock is dropped. No wake-up is lost, as for
+ * kwq_wake_getters(): a producer is on q->producers before it looks at
+ * q->nr_held under q->lock, and wq_has_sleeper()'s barrier orders the
+ * freeing (made under q->lock, before this call) before the look at the
+ * wait queue. Pollers waiting for EPOLLOUT are woken too.
+ *
+ * Context: any context; not under q->lock.
+ */
+void kwq_wake_producers(struct kwq *q, unsigned int n)
+{
+	if (n && wq_has_sleeper(&q->producers))
+		__wake_up(&q->producers, TASK_NORMAL,
+			  min_t(unsigned int, n, INT_MAX),
+			  poll_to_key(EPOLLOUT | EPOLLWRNORM));
+}
+
+/**
+ * kwq_wake_drainers_locked() - drain waiters look again once nothing is
+ * queued or processing
+ * @q: the queue (q->lock held)
+ */
+void kwq_wake_drainers_locked(struct kwq *q)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->nr_drainers && !q->nr_queued && !q->nr_processing)
+		wake_up_all(&q->drainers);
+}
+
+/**
+ * kwq_wait() - sleep until a condition holds
+ * @q: the queue
+ * @wqh: the wait queue to sleep on
+ * @exclusive: an exclusive waiter (one wake-up wakes one)
+ * @deadline: absolute CLOCK_MONOTONIC time to give up, or KTIME_MAX
+ * @state: TASK_INTERRUPTIBLE or TASK_KILLABLE
+ * @cond: called under q->lock; -EAGAIN to keep waiting
+ * @arg: for @cond
+ *
+ * No wake-up is lost: the task is on @wqh, in @state, before @cond looks
+ * at the queue under q->lock, and every change that can make @cond true is
+ * made under q->lock and followed by a wake-up of @wqh.
+ *
+ * Context: process context; sleeps.
+ * Return: what @cond returned, -ETIMEDOUT, or -ERESTARTSYS on a signal.
+ */
+int kwq_wait(struct kwq *q, struct wait_queue_head *wqh, bool exclusive,
+	     ktime_t deadline, unsigned int state, kwq_cond_fn cond,
+	     void *arg)
+{
+	unsigned long flags;
+	DEFINE_WAIT(wait);
+	int ret;
+
+	for (;;) {
+		if (exclusive)
+			prepare_to_wait_exclusive(wqh, &wait, state);
+		else
+			prepare_to_wait(wqh, &wait, state);
+
+		spin_lock_irqsave(&q->lock, flags);
+		ret = cond(q, arg);
+		spin_unlock_irqrestore(&q->lock, flags);
+		if (ret != -EAGAIN)
+			break;
+		if (signal_pending_state(state, current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		if (deadline == KTIME_MAX) {
+			schedule();
+			continue;
+		}
+		if (ktime_compare(ktime_get(), deadline) >= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		schedule_hrtimeout_range_clock(&deadline, current->timer_slack_ns,
+					       HRTIMER_MODE_ABS,
+					       CLOCK_MONOTONIC);
+	}
+	finish_wait(wqh, &wait);
+	return ret;
+}
+
+/**
+ * kwq_queue_poll() - readiness for poll()
+ * @q: the queue
+ *
+ * EPOLLIN when a Get would not block (a key is queued, or the queue is
+ * shutting down and empty), EPOLLOUT when an Add of a new key would not
+ * fail for capacity and the queue is not shutting down, EPOLLHUP when it
+ * is shutting down and empty. Pollers wait on q->getters and q->producers;
+ * every transition into a state is followed by a wake-up there: a key
+ * queued (kwq_wake_getters(), also from the delay timer), the shutdown
+ * (wake_up_all() of both), the last key taken after it (kwq_queue_take()),
+ * a slot freed (kwq_wake_producers()). The fields are read locklessly: a
+ * poller that reads stale values is woken again by the change it missed,
+ * which is made before the wake-up that follows it.
+ *
+ * Context: any context; lockless.
+ * Return: the poll mask.
+ */
+__poll_t kwq_queue_poll(struct kwq *q)
+{
+	bool down = READ_ONCE(q->shutting_down);
+	__poll_t mask = 0;
+
+	if (READ_ONCE(q->nr_queued) && !READ_ONCE(q->discarded))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	else if (down)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLHUP;
+	if (!down && READ_ONCE(q->nr_held) < q->max_items)
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}
+
+static int kwq_room_cond(struct kwq *q, void *arg)
+{
+	if (q->shutting_down)
+		return -ESHUTDOWN;
+	return q->nr_held < q->max_items ? 0 : -EAGAIN;
+}
+
+/**
+ * kwq_queue_wait_room() - wait until the queue holds fewer than max_items
+ * keys
+ * @q: the queue
+ * @deadline: absolute CLOCK_MONOTONIC time to give up, or KTIME_MAX
+ *
+ * An exclusive wait: one freed slot wakes one producer. The room may be
+ * gone again when the caller looks (another add took it): the caller
+ * tries its add and, if the queue is full again, waits again. A producer
+ * that leaves without using a wake-up (timeout, signal) passes it on while
+ * there is room, so no slot is left with producers asleep.
+ *
+ * Context: process context; sleeps.
+ * Return: 0 (room seen), -ESHUTDOWN, -ETIMEDOUT or -ERESTARTSYS.
+ */
+int kwq_queue_wait_room(struct kwq *q, ktime_t deadline)
+{
+	int ret;
+
+	might_sleep();
+	ret = kwq_wait(q, &q->producers, true, deadline, TASK_INTERRUPTIBLE,
+		       kwq_room_cond, NULL);
+	if (ret && ret != -ESHUTDOWN &&
+	    READ_ONCE(q->nr_held) < q->max_items)
+		kwq_wake_producers(q, 1);
+	return ret;
+}
