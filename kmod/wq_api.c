@@ -164,7 +164,7 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 /**
  * kwq_add() - Add: make a key pending
  * @q: the queue
- * @key: the key bytes (copied)
+ * @key: the key bytes (copied; must not change during the call)
  * @len: 1..WQ_KEY_MAX
  * @gfp: GFP_KERNEL where the caller may sleep, GFP_ATOMIC in atomic context
  *
@@ -189,7 +189,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_add, WQ_NS);
 /**
  * kwq_add_after() - AddAfter: make a key pending after a delay
  * @q: the queue
- * @key: the key bytes (copied)
+ * @key: the key bytes (copied; must not change during the call)
  * @len: 1..WQ_KEY_MAX
  * @delay_ns: wait at least this long (CLOCK_MONOTONIC); 0 adds at once
  * @gfp: as for kwq_add()
@@ -212,7 +212,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_add_after, WQ_NS);
  * kwq_add_rate_limited() - AddRateLimited: count a failure of the key and
  * add it after the delay the queue's rate limiter gives
  * @q: the queue
- * @key: the key bytes (copied)
+ * @key: the key bytes (copied; must not change during the call)
  * @len: 1..WQ_KEY_MAX
  * @delay_ns: if not NULL, receives the delay used
  * @gfp: as for kwq_add()

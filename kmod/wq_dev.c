@@ -226,11 +226,14 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	 * the caller's capacity and Get again.
 	 */
 	ret = kwq_queue_get(q, holder, buf, min_t(u32, cap, sizeof(small)),
-			    &len, &gen, deadline, flags);
+			    &len, &gen, deadline,
+			    flags | (cap > sizeof(small) ? KWQ_GET_PROBE : 0));
 	if (ret == -EMSGSIZE && cap > sizeof(small)) {
 		buf = kmalloc(cap, GFP_KERNEL);
-		if (!buf)
+		if (!buf) {
+			wake_up(&q->getters);	/* the one the probe kept */
 			return -ENOMEM;
+		}
 		ret = kwq_queue_get(q, holder, buf, cap, &len, &gen, deadline,
 				    flags);
 	}

@@ -124,7 +124,8 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 		 * found first): while keys are queued it passes the wake-up
 		 * on, so no key is stranded while other consumers sleep.
 		 */
-		if (ret != -ESHUTDOWN && READ_ONCE(q->nr_queued))
+		if (ret != -ESHUTDOWN && READ_ONCE(q->nr_queued) &&
+		    !(ret == -EMSGSIZE && (flags & KWQ_GET_PROBE)))
 			wake_up(&q->getters);
 	}
 	/* the transition into EPOLLHUP: edge-triggered pollers see it */

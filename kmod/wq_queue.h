@@ -319,6 +319,11 @@ static inline ktime_t kwq_time_after(ktime_t t, u64 ns)
 /* Flags of kwq_queue_get(). */
 #define KWQ_GET_NONBLOCK	BIT(0)	/* -EAGAIN instead of waiting */
 /* KWQ_GET_KILLABLE (BIT(1)): see <wq/kwq.h> */
+/*
+ * A first try into a small buffer: an -EMSGSIZE passes no wake-up on (the
+ * caller tries again at once with room for the key, or passes it on).
+ */
+#define KWQ_GET_PROBE		BIT(2)
 
 struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 			    const struct wq_limiter *limiter,

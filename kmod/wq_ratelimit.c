@@ -144,8 +144,11 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 
 	if (!(flags & KWQ_ADD_RATE_LIMITED) && !*delay_ns) {
 		spin_lock_irqsave(&q->lock, irqflags);
-		item = q->shutting_down ? NULL :
-		       kwq_record_find_locked(q, hash, key, len);
+		if (q->shutting_down) {	/* as kwq_accept_locked(), unallocated */
+			spin_unlock_irqrestore(&q->lock, irqflags);
+			return -ESHUTDOWN;
+		}
+		item = kwq_record_find_locked(q, hash, key, len);
 		if (item && (item->flags & KWQ_ITEM_HELD)) {
 			was = q->nr_queued;
 			kwq_add_now_locked(q, item, flags);

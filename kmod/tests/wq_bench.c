@@ -241,9 +241,13 @@ static int bench_delay(unsigned int nr, const char *label)
 		t0 = ktime_get_ns();
 		ready = t0 + 2 * ins_total + 20 * NSEC_PER_MSEC;
 		for (i = 0; i < probes; i++) {
+			u64 now = ktime_get_ns();
+
 			bench_key(key, 'f', r * probes + i);
+			/* 0 (at once) if the inserts took longer than planned */
 			ret = kwq_add_after(q, key, BENCH_KEY_LEN,
-					    ready - ktime_get_ns(), GFP_KERNEL);
+					    ready > now ? ready - now : 0,
+					    GFP_KERNEL);
 			if (ret)
 				goto out;
 		}
