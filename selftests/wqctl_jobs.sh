@@ -50,8 +50,20 @@ wait_len() {
 	return 1
 }
 
-# reaped PID STATUS: PID exits (it was started in the background) with STATUS
+# reaped PID STATUS: PID (started in the background) exits with STATUS
+# within 60 s; one still running then is killed, and this fails
 reaped() {
+	i=0
+	while [ $i -lt 600 ]; do
+		st=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)
+		{ [ -z "$st" ] || [ "$st" = Z ]; } && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ $i -ge 600 ]; then
+		echo "# background wqctl still running after 60 s, killed"
+		kill -KILL "$1"
+	fi
 	wait "$1"
 	rc=$?
 	[ "$rc" -eq "$2" ] && return 0
@@ -271,7 +283,10 @@ check "... the last row: queued 0" [ "$2" = 0 ]
 "$WQCTL" watch "$Q" >"$bg" 2>&1 &
 pid=$!
 i=0
-while [ "$(wc -l <"$bg")" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+while [ "$(wc -l <"$bg")" -lt 2 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+# Its first row means it catches SIGINT: one sent earlier would be lost
+# (a background job starts with SIGINT ignored) and it would run on.
+check "watch without -n printed its first row" [ "$(wc -l <"$bg")" -ge 2 ]
 kill -INT "$pid"
 check "watch without -n ends on SIGINT, exit 0" reaped "$pid" 0
 
