@@ -87,7 +87,7 @@ def figure(fig, raw):
     fid, title, num, den, op, goal, unit = fig
     res = {"id": fid, "title": title, "goal": None, "op": op}
     if num is None:
-        res.update(status="n/a", note="n/a until metrics land")
+        res.update(status="n/a", note="not measured (no off switch)")
         return res
     res["goal"] = goal
     a = raw.get(num)

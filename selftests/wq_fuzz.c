@@ -2,19 +2,22 @@
 /*
  * wq_fuzz: a seeded ioctl fuzzer for /dev/wq (issue 11, first piece).
  *
- *	wq_fuzz [-s SEED] [-n CALLS] [-p PROCS] [-v]
+ *	wq_fuzz [-s SEED] [-n CALLS] [-p PROCS] [-t THREADS] [-v]
  *
  * PROCS processes (default 4) share four named queues (fuzz.0..3, bound
- * on fds opened before the fork) and their own fds, and issue CALLS
- * operations in all (default 100000): every WQ_IOC_* command (and random
+ * on fds opened before the fork) and their own fds; each runs THREADS
+ * threads (default 2) on the same fds (a close races the other thread's
+ * calls on that fd), and together they issue CALLS operations (default
+ * 100000): every WQ_IOC_* command (and random
  * numbers in the same magic), with boundary _IOC_SIZEs (0, min-1, min,
  * full, full+8 with a zero and a non-zero tail, huge), random flag bits
  * and reserved fields, key lengths 0/1/4096/4097/huge, bad pointers (NULL,
  * unmapped, kernel-looking, a PROT_NONE page, buffers ending at a guard
  * page or straddling it), random deadlines (0, past, now+small, NONE,
  * beyond KTIME_MAX), poll, close/dup/reopen, forks killed mid-way, SIGALRM
- * interrupting blocking calls. Every blocking call runs under a periodic
- * ITIMER_REAL, so none outlives a few milliseconds; a watchdog in the
+ * interrupting blocking calls, a child holding keys on its own handle
+ * SIGKILLed. Every blocking call runs under a periodic per-thread timer
+ * (SIGALRM to that thread), so none outlives a few milliseconds; a watchdog in the
  * parent fails the run if a worker makes no progress for 120 s.
  *
  * Checks: every ioctl returns >= 0 or an errno of the known set; GET's
@@ -22,13 +25,14 @@
  * per-key results are sane; STAT and METRICS gauges are consistent. At the
  * end everything is closed and fuzz.* destroyed. Exit 0 if no check
  * failed, 1 otherwise. Seed 0 (the default) picks one from the clock; the
- * seed is printed first. With -p 1 a seed replays the same call sequence
- * (up to timing); -v traces every call on stderr.
+ * seed is printed first. With -p 1 -t 1 a seed replays the same call
+ * sequence (up to timing); -v traces every call on stderr.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,6 +43,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/time.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,16 +65,27 @@ struct shared {
 	volatile uint64_t failures;
 };
 
+#define THREADS_MAX	8
+
 static struct shared *sh;
-static int widx;		/* worker index */
-static uint64_t rng;
+static int widx;		/* worker (process) index */
+static int nthreads = 2;	/* threads a worker */
+static __thread int tidx;	/* thread index in the worker */
+static __thread uint64_t rng;
 static int verbose;
-static uint64_t seq;
-static unsigned char *arena;	/* ARENA_PAGES pages, the last PROT_NONE */
-static unsigned char *arena_end;	/* start of the guard page */
-static void *unmapped;
-static int fds[NFDS];
-static unsigned long nfail;
+static __thread uint64_t seq;
+/* each thread's own: ARENA_PAGES pages, the last PROT_NONE */
+static __thread unsigned char *arena;
+static __thread unsigned char *arena_end;	/* start of the guard page */
+static __thread timer_t alarm_timer;	/* SIGALRM to this thread */
+/*
+ * Never mapped: far below where mmap() places anything (a page unmapped
+ * after use would be reused for a thread's stack or arena, and the kernel
+ * would then write there).
+ */
+#define UNMAPPED	0x100000000000UL
+static int fds[NFDS];		/* shared by the worker's threads */
+static unsigned long nfail;	/* atomic */
 
 static uint64_t rnd(void)
 {
@@ -103,13 +119,13 @@ static void fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "wq_fuzz: worker %d call %llu: FAIL: ", widx,
-		(unsigned long long)seq);
+	fprintf(stderr, "wq_fuzz: worker %d.%d call %llu: FAIL: ", widx,
+		tidx, (unsigned long long)seq);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	nfail++;
+	__atomic_add_fetch(&nfail, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&sh->failures, 1, __ATOMIC_RELAXED);
 }
 
@@ -151,7 +167,7 @@ static uint64_t bad_ptr(void)
 
 	switch (rn(5)) {
 	case 0: return 0;
-	case 1: return (uint64_t)(uintptr_t)unmapped + rn(PAGE);
+	case 1: return UNMAPPED + rn(PAGE);
 	case 2: return kern[rn(sizeof(kern) / sizeof(kern[0]))];
 	case 3: return (uint64_t)(uintptr_t)arena_end + rn(PAGE);	/* PROT_NONE */
 	default: return rnd();
@@ -288,7 +304,7 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-static volatile int stage;
+static __thread volatile int stage;
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
@@ -297,8 +313,8 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 
 	(void)uc;
 	len = snprintf(msg, sizeof(msg),
-		       "wq_fuzz: worker %d call %llu: signal %d at %p, stage %d\n",
-		       widx, (unsigned long long)seq, sig, si->si_addr, stage);
+		       "wq_fuzz: worker %d.%d call %llu: signal %d at %p, stage %d\n",
+		       widx, tidx, (unsigned long long)seq, sig, si->si_addr, stage);
 	if (write(2, msg, (size_t)len) < 0)
 		_exit(3);
 	_exit(3);
@@ -306,12 +322,41 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 
 static void timer_set(long first_us, long every_us)
 {
-	struct itimerval it = {
-		.it_value = { first_us / 1000000, first_us % 1000000 },
-		.it_interval = { every_us / 1000000, every_us % 1000000 },
+	struct itimerspec it = {
+		.it_value = { first_us / 1000000, first_us % 1000000 * 1000 },
+		.it_interval = { every_us / 1000000, every_us % 1000000 * 1000 },
 	};
 
-	setitimer(ITIMER_REAL, &it, NULL);
+	timer_settime(alarm_timer, 0, &it, NULL);
+}
+
+/* This thread's alarm timer (a forked child needs its own: not inherited). */
+static void timer_setup(void)
+{
+	struct sigevent sev;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGALRM;
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &sev, &alarm_timer) < 0) {
+		perror("wq_fuzz: timer_create");
+		_exit(2);
+	}
+}
+
+/* This thread's arena and alarm timer. */
+static void thread_setup(void)
+{
+	arena = mmap(NULL, ARENA_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (arena == MAP_FAILED) {
+		perror("wq_fuzz: mmap");
+		exit(2);
+	}
+	arena_end = arena + (ARENA_PAGES - 1) * PAGE;
+	mprotect(arena_end, PAGE, PROT_NONE);
+	timer_setup();
 }
 
 /* ---- one ioctl ---------------------------------------------------- */
@@ -773,6 +818,54 @@ static void bind_slot(int i)
 
 static void run_ops(uint64_t n);
 
+/*
+ * A child opens its own handle on a pool queue, adds keys and takes up to
+ * 8 (each now processing on that handle), then waits to be SIGKILLed: the
+ * handle's release must put them back.
+ */
+static void hold_and_die(void)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		char keys[8][4], buf[64];
+		struct wq_iov iov[8];
+		struct wq_batch b;
+		struct wq_name nm;
+		int fd = open("/dev/wq", O_RDWR | O_CLOEXEC), k;
+
+		memset(&nm, 0, sizeof(nm));
+		snprintf(nm.name, sizeof(nm.name), "fuzz.%u", rn(NQUEUES));
+		if (fd < 0 || ioctl(fd, WQ_IOC_OPEN, &nm) < 0)
+			_exit(0);
+		for (k = 0; k < 8; k++) {
+			snprintf(keys[k], sizeof(keys[k]), "h%u", rn(10));
+			iov[k].base = (uintptr_t)keys[k];
+			iov[k].len = 2;
+		}
+		memset(&b, 0, sizeof(b));
+		b.count = 8;
+		b.keys = (uintptr_t)iov;
+		ioctl(fd, WQ_IOC_ADD_BATCH, &b);
+		memset(&b, 0, sizeof(b));
+		b.count = 8;
+		b.keys = (uintptr_t)iov;
+		b.buf = (uintptr_t)buf;
+		b.buf_cap = sizeof(buf);
+		ioctl(fd, WQ_IOC_GET_BATCH, &b);	/* deadline 0: no wait */
+		for (;;)
+			pause();
+	}
+	if (pid < 0)
+		return;
+	usleep(rn(3000));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
 static void one_op(void)
 {
 	int i = rn(NFDS), j, r, op = (int)rn(100);
@@ -827,6 +920,7 @@ static void one_op(void)
 		fflush(NULL);
 		pid = fork();
 		if (pid == 0) {
+			timer_setup();
 			rng ^= 0x9e3779b97f4a7c15ULL;
 			nfail = 0;
 			run_ops(10 + rn(40));
@@ -841,6 +935,11 @@ static void one_op(void)
 		if (waitpid(pid, &r, 0) == pid && WIFEXITED(r) && WEXITSTATUS(r))
 			fail("forked child failed");
 		break;
+	case 8:			/* a child holding keys on its own handle, killed */
+		if (chance(70))
+			break;
+		hold_and_die();
+		break;
 	default:
 		one_ioctl();
 		break;
@@ -854,13 +953,33 @@ static void run_ops(uint64_t n)
 	for (k = 0; k < n; k++) {
 		seq++;
 		one_op();
-		sh->progress[widx]++;
+		__atomic_add_fetch(&sh->progress[widx], 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&sh->calls, 1, __ATOMIC_RELAXED);
 	}
 }
 
+struct thread_arg {
+	int idx;
+	uint64_t seed;
+	uint64_t n;
+};
+
+static void *thread_main(void *p)
+{
+	struct thread_arg *t = p;
+
+	tidx = t->idx;
+	rng = t->seed;
+	thread_setup();
+	run_ops(t->n);
+	timer_set(0, 0);
+	return NULL;
+}
+
 static void worker(int idx, uint64_t seed, uint64_t n)
 {
+	struct thread_arg args[THREADS_MAX];
+	pthread_t tids[THREADS_MAX];
 	struct sigaction sa;
 	int i;
 
@@ -879,8 +998,20 @@ static void worker(int idx, uint64_t seed, uint64_t n)
 		if (chance(70))
 			bind_slot(i);
 	}
-	run_ops(n);
-	timer_set(0, 0);
+	for (i = 0; i < nthreads; i++) {
+		args[i].idx = i;
+		args[i].seed = rnd() | 1;
+		args[i].n = n / (uint64_t)nthreads +
+			    (i == 0 ? n % (uint64_t)nthreads : 0);
+	}
+	for (i = 1; i < nthreads; i++)
+		if (pthread_create(&tids[i], NULL, thread_main, &args[i])) {
+			fprintf(stderr, "wq_fuzz: pthread_create failed\n");
+			exit(2);
+		}
+	thread_main(&args[0]);
+	for (i = 1; i < nthreads; i++)
+		pthread_join(tids[i], NULL);
 	for (i = 0; i < NFDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -913,39 +1044,36 @@ int main(int argc, char **argv)
 	struct wq_module_info mi;
 	time_t t0 = time(NULL);
 
-	while ((opt = getopt(argc, argv, "s:n:p:v")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:p:t:v")) != -1) {
 		switch (opt) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'n': calls = strtoull(optarg, NULL, 0); break;
 		case 'p': procs = atoi(optarg); break;
+		case 't': nthreads = atoi(optarg); break;
 		case 'v': verbose = 1; break;
 		default:
-			fprintf(stderr, "usage: %s [-s SEED] [-n CALLS] [-p PROCS] [-v]\n",
+			fprintf(stderr, "usage: %s [-s SEED] [-n CALLS] [-p PROCS] [-t THREADS] [-v]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (procs < 1 || procs > 64)
 		procs = 4;
+	if (nthreads < 1 || nthreads > THREADS_MAX)
+		nthreads = 2;
 	if (!seed)
 		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	printf("wq_fuzz: seed %llu calls %llu procs %d\n",
-	       (unsigned long long)seed, (unsigned long long)calls, procs);
+	printf("wq_fuzz: seed %llu calls %llu procs %d threads %d\n",
+	       (unsigned long long)seed, (unsigned long long)calls, procs,
+	       nthreads);
 	fflush(stdout);
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	arena = mmap(NULL, ARENA_PAGES * PAGE, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	unmapped = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED || arena == MAP_FAILED || unmapped == MAP_FAILED) {
+	if (sh == MAP_FAILED) {
 		perror("mmap");
 		return 2;
 	}
-	munmap(unmapped, PAGE);
-	arena_end = arena + (ARENA_PAGES - 1) * PAGE;
-	mprotect(arena_end, PAGE, PROT_NONE);
-
 	i = open("/dev/wq", O_RDWR | O_CLOEXEC);
 	if (i < 0 || ioctl(i, WQ_IOC_MODULE_INFO, &mi) < 0) {
 		perror("/dev/wq");
