@@ -47,6 +47,11 @@ if rmmod wq >/tmp/fuzz.rmmod 2>&1; then
 else
 	sed 's/^/# /' /tmp/fuzz.rmmod
 	grep '^wq ' /proc/modules | sed 's/^/# /'
+	# who still has /dev/wq open (each open file holds a module reference)
+	for f in /proc/[0-9]*/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = /dev/wq ] && echo "# open: $f"
+	done
+	ps -o pid,stat,args 2>/dev/null | sed 's/^/# /'
 	not_ok "rmmod wq"
 fi
 

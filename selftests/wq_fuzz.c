@@ -42,6 +42,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -825,7 +826,7 @@ static void run_ops(uint64_t n);
  */
 static void hold_and_die(void)
 {
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	int st;
 
 	fflush(NULL);
@@ -835,8 +836,13 @@ static void hold_and_die(void)
 		struct wq_iov iov[8];
 		struct wq_batch b;
 		struct wq_name nm;
-		int fd = open("/dev/wq", O_RDWR | O_CLOEXEC), k;
+		int fd, k;
 
+		/* a parent killed before its kill() must not leave us paused */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		fd = open("/dev/wq", O_RDWR | O_CLOEXEC);
 		memset(&nm, 0, sizeof(nm));
 		snprintf(nm.name, sizeof(nm.name), "fuzz.%u", rn(NQUEUES));
 		if (fd < 0 || ioctl(fd, WQ_IOC_OPEN, &nm) < 0)
@@ -863,7 +869,8 @@ static void hold_and_die(void)
 		return;
 	usleep(rn(3000));
 	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
 }
 
 static void one_op(void)
@@ -932,7 +939,9 @@ static void one_op(void)
 			usleep(rn(2000));
 			kill(pid, SIGKILL);
 		}
-		if (waitpid(pid, &r, 0) == pid && WIFEXITED(r) && WEXITSTATUS(r))
+		while ((j = (int)waitpid(pid, &r, 0)) < 0 && errno == EINTR)
+			;	/* a stray SIGALRM */
+		if (j == pid && WIFEXITED(r) && WEXITSTATUS(r))
 			fail("forked child failed");
 		break;
 	case 8:			/* a child holding keys on its own handle, killed */
@@ -1094,6 +1103,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* orphans (a child's child) come back to us: none outlives the run */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	for (i = 0; i < procs; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0)
@@ -1140,6 +1151,12 @@ int main(int argc, char **argv)
 		}
 	}
 	widx = -1;
+	/* the workers are gone; their orphans end within seconds */
+	for (stall = 0; waitpid(-1, &status, WNOHANG) >= 0; usleep(100000))
+		if (++stall > 300) {
+			fail("descendants still running 30 s after the workers");
+			break;
+		}
 	destroy_all();
 	printf("wq_fuzz: seed %llu: %llu calls in %lds, %llu failures\n",
 	       (unsigned long long)seed, (unsigned long long)sh->calls,
