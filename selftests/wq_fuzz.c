@@ -20,13 +20,16 @@
  * (SIGALRM to that thread), so none outlives a few milliseconds; a watchdog in the
  * parent fails the run if a worker makes no progress for 120 s.
  *
- * Checks: every ioctl returns >= 0 or an errno of the known set; GET's
- * length is 1..WQ_KEY_MAX and the key_len it reports; batch counts and
- * per-key results are sane; STAT and METRICS gauges are consistent. At the
- * end everything is closed and fuzz.* destroyed. Exit 0 if no check
- * failed, 1 otherwise. Seed 0 (the default) picks one from the clock; the
- * seed is printed first. With -p 1 -t 1 a seed replays the same call
- * sequence (up to timing); -v traces every call on stderr.
+ * Checks: every ioctl returns >= 0 or an errno that uapi/linux/wq.h
+ * documents for its command (the table by cmds[]; a number that is no
+ * command, and any number on a file that is not /dev/wq, gets only
+ * -ENOTTY); GET's length is 1..WQ_KEY_MAX and the key_len it reports;
+ * batch counts and per-key results are sane; STAT and METRICS gauges are
+ * consistent. At the end everything is closed and fuzz.* destroyed, and a
+ * line a command counts its results by errno. Exit 0 if no check failed,
+ * 1 otherwise. Seed 0 (the default) picks one from the clock; the seed is
+ * printed first. With -p 1 -t 1 a seed replays the same call sequence (up
+ * to timing); -v traces every call on stderr.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,11 +62,18 @@
 #define IOC_SIZE_MAX	((1U << _IOC_SIZEBITS) - 1)
 #define KTIME_MAX_NS	((uint64_t)INT64_MAX)
 
+#define CMDS_MAX	16
+#define ERRNO_MAX	134	/* errnos counted; the last: any other */
+#define FD_NULL		0	/* /dev/null (vm-run's stdin) */
+#define FD_NOT_OPEN	1000
+
 struct shared {
 	volatile uint64_t progress[64];
 	volatile uint32_t last_cmd[64];
 	volatile uint64_t calls;
 	volatile uint64_t failures;
+	/* results of each command (the last: no command), by errno */
+	volatile uint64_t seen[CMDS_MAX + 1][ERRNO_MAX];
 };
 
 #define THREADS_MAX	8
@@ -128,18 +138,6 @@ static void fail(const char *fmt, ...)
 	fputc('\n', stderr);
 	__atomic_add_fetch(&nfail, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&sh->failures, 1, __ATOMIC_RELAXED);
-}
-
-static int known_errno(int e)
-{
-	switch (e) {
-	case EINVAL: case EFAULT: case ENOTTY: case EBADF: case EBUSY:
-	case EAGAIN: case ETIMEDOUT: case EINTR: case ESHUTDOWN:
-	case EMSGSIZE: case ENOENT: case EEXIST: case EACCES: case ENOSPC:
-	case ENOMEM: case EDQUOT: case E2BIG: case ECANCELED: case EPERM:
-		return 1;
-	}
-	return 0;
 }
 
 /* ---- values ------------------------------------------------------- */
@@ -362,34 +360,168 @@ static void thread_setup(void)
 
 /* ---- one ioctl ---------------------------------------------------- */
 
+/*
+ * The errors each command may return, from its kernel-doc in
+ * uapi/linux/wq.h. Every command may also fail with -EINVAL (a size below
+ * the struct's first version, flags, reserved and out fields, deadlines),
+ * -EFAULT and -EBADF (not a handle, not bound, the wrong access, or an fd
+ * another thread closed), and one that reads its struct (_IOC_WRITE) with
+ * -E2BIG (a non-zero tail); nothing else. -ENOTTY is for numbers that are
+ * no command (and for files other than /dev/wq).
+ */
+#define ERRS_MAX	8
+
 struct cmdinfo {
 	const char *name;
 	unsigned int cmd;
 	uint32_t size;
 	uint32_t min;
+	int errs[ERRS_MAX];	/* beyond the common ones; 0 ends */
 };
 
 static const struct cmdinfo cmds[] = {
-#define C(c, s, last) { #c, c, sizeof(s), offsetof(s, last) + sizeof(((s *)0)->last) }
-	C(WQ_IOC_MODULE_INFO, struct wq_module_info, default_max_tracked),
-	C(WQ_IOC_CREATE, struct wq_create, limiter),
-	C(WQ_IOC_OPEN, struct wq_name, name),
-	C(WQ_IOC_DESTROY, struct wq_name, name),
-	C(WQ_IOC_LIST, struct wq_list, entries),
-	C(WQ_IOC_ADD, struct wq_add, delay_ns),
-	C(WQ_IOC_GET, struct wq_get, deadline_ns),
-	C(WQ_IOC_DONE, struct wq_key, value),
-	C(WQ_IOC_SHUTDOWN, struct wq_shutdown, deadline_ns),
-	C(WQ_IOC_STAT, struct wq_queue_info, evicted),
-	C(WQ_IOC_FORGET, struct wq_key, value),
-	C(WQ_IOC_NUM_REQUEUES, struct wq_key, value),
-	C(WQ_IOC_ADD_BATCH, struct wq_batch, deadline_ns),
-	C(WQ_IOC_GET_BATCH, struct wq_batch, deadline_ns),
-	C(WQ_IOC_DONE_BATCH, struct wq_batch, deadline_ns),
-	C(WQ_IOC_METRICS, struct wq_metrics_req, metrics),
+#define C(c, s, last, ...)						\
+	{ #c, c, sizeof(s), offsetof(s, last) + sizeof(((s *)0)->last),	\
+	  { __VA_ARGS__ } }
+	C(WQ_IOC_MODULE_INFO, struct wq_module_info, default_max_tracked, 0),
+	C(WQ_IOC_CREATE, struct wq_create, limiter,
+	  EBUSY, EACCES, EEXIST, ENOSPC, EDQUOT, ENOMEM),
+	C(WQ_IOC_OPEN, struct wq_name, name, EBUSY, ENOENT, EACCES),
+	C(WQ_IOC_DESTROY, struct wq_name, name, ENOENT, EACCES),
+	C(WQ_IOC_LIST, struct wq_list, entries, ENOMEM),
+	C(WQ_IOC_ADD, struct wq_add, delay_ns,
+	  EAGAIN, ESHUTDOWN, ETIMEDOUT, EINTR, EDQUOT, ENOMEM),
+	C(WQ_IOC_GET, struct wq_get, deadline_ns,
+	  EAGAIN, ETIMEDOUT, EINTR, ESHUTDOWN, EMSGSIZE, ENOMEM),
+	C(WQ_IOC_DONE, struct wq_key, value, ENOENT, ENOMEM),
+	C(WQ_IOC_SHUTDOWN, struct wq_shutdown, deadline_ns,
+	  ETIMEDOUT, ECANCELED, EINTR),
+	C(WQ_IOC_STAT, struct wq_queue_info, evicted, 0),
+	C(WQ_IOC_FORGET, struct wq_key, value, ENOMEM),
+	C(WQ_IOC_NUM_REQUEUES, struct wq_key, value, ENOMEM),
+	C(WQ_IOC_ADD_BATCH, struct wq_batch, deadline_ns, ENOMEM),
+	C(WQ_IOC_GET_BATCH, struct wq_batch, deadline_ns,
+	  EAGAIN, ETIMEDOUT, EINTR, ESHUTDOWN, EMSGSIZE, ENOMEM),
+	C(WQ_IOC_DONE_BATCH, struct wq_batch, deadline_ns, ENOMEM),
+	C(WQ_IOC_METRICS, struct wq_metrics_req, metrics, ENOMEM),
 #undef C
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+_Static_assert(NCMDS <= CMDS_MAX, "CMDS_MAX");
+
+/* Each key's result of a batch (struct wq_batch): 0 or one of these. */
+static const int add_key_errs[] = {
+	EINVAL, EFAULT, ENOMEM, ESHUTDOWN, EAGAIN, EDQUOT, 0
+};
+static const int done_key_errs[] = { EINVAL, EFAULT, ENOENT, 0 };
+
+/* An errno's name (EINVAL), for messages. */
+static const char *ename(int e)
+{
+	static __thread char buf[16];
+	const char *name = strerrorname_np(e);
+
+	if (name)
+		return name;
+	snprintf(buf, sizeof(buf), "errno %d", e);
+	return buf;
+}
+
+static int in_list(const int *l, int e)
+{
+	for (; *l; l++)
+		if (*l == e)
+			return 1;
+	return 0;
+}
+
+/* The command a number is to /dev/wq (its nr and direction), or NULL. */
+static const struct cmdinfo *cmd_of(unsigned int cmd)
+{
+	unsigned int i;
+
+	if (_IOC_TYPE(cmd) != WQ_IOC_MAGIC)
+		return NULL;
+	for (i = 0; i < NCMDS; i++)
+		if (_IOC_NR(cmds[i].cmd) == _IOC_NR(cmd) &&
+		    _IOC_DIR(cmds[i].cmd) == _IOC_DIR(cmd))
+			return &cmds[i];
+	return NULL;
+}
+
+/*
+ * The types of the ioctls that fs/ioctl.c answers itself before the
+ * driver is asked (FIOCLEX, FIONBIO, FIFREEZE, FS_IOC_GETFLAGS, FICLONE,
+ * FIGETBSZ, FS_IOC_GETFSUUID, ...): what they return is not ours.
+ */
+static int vfs_type(unsigned int type)
+{
+	return type == 'T' || type == 'X' || type == 'f' || type == 0 ||
+	       type == 0x94 || type == 0x15;
+}
+
+/* May ioctl(fd, cmd) fail with errno e? (FD_NULL: /dev/null.) */
+static int errno_ok(int fd, unsigned int cmd, int e)
+{
+	const struct cmdinfo *c = cmd_of(cmd);
+
+	if (_IOC_TYPE(cmd) != WQ_IOC_MAGIC && vfs_type(_IOC_TYPE(cmd)))
+		return 1;
+	if (fd < 0 || fd == FD_NOT_OPEN)
+		return e == EBADF;
+	if (fd == FD_NULL)
+		return e == ENOTTY;
+	if (!c)		/* EBADF: another thread closed fd */
+		return e == ENOTTY || e == EBADF;
+	switch (e) {
+	case EINVAL: case EFAULT: case EBADF:
+		return 1;
+	case E2BIG:
+		return !!(_IOC_DIR(cmd) & _IOC_WRITE);
+	}
+	return in_list(c->errs, e);
+}
+
+/* May ioctl(fd, cmd) succeed? Not for what is no command of /dev/wq. */
+static int success_ok(int fd, unsigned int cmd)
+{
+	if (_IOC_TYPE(cmd) != WQ_IOC_MAGIC && vfs_type(_IOC_TYPE(cmd)))
+		return 1;
+	return fd >= 0 && fd != FD_NULL && fd != FD_NOT_OPEN && cmd_of(cmd);
+}
+
+/* Count a result of command cmd for the summary (e: 0 for success). */
+static void seen(unsigned int cmd, int e)
+{
+	const struct cmdinfo *c = cmd_of(cmd);
+	unsigned int ci = c ? (unsigned int)(c - cmds) : NCMDS;
+
+	if (e < 0 || e >= ERRNO_MAX)
+		e = ERRNO_MAX - 1;
+	__atomic_add_fetch(&sh->seen[ci][e], 1, __ATOMIC_RELAXED);
+}
+
+/* One line a command: how often each result came. */
+static void print_seen(void)
+{
+	unsigned int ci, e;
+
+	for (ci = 0; ci <= NCMDS; ci++) {
+		char line[1024];
+		int len;
+
+		len = snprintf(line, sizeof(line), "wq_fuzz: %s:",
+			       ci < NCMDS ? cmds[ci].name + 7 : "(no command)");
+		for (e = 0; e < ERRNO_MAX && len < (int)sizeof(line); e++) {
+			if (sh->seen[ci][e])
+				len += snprintf(line + len, sizeof(line) - (size_t)len,
+						" %s %llu", e ? ename((int)e) : "ok",
+						(unsigned long long)sh->seen[ci][e]);
+		}
+		puts(line);
+	}
+}
 
 /* Returns the ioctl's result; *err its errno. */
 static long do_ioctl(int fd, unsigned int cmd, uint64_t arg, int blocking,
@@ -452,8 +584,8 @@ static int pick_fd(void)
 {
 	switch (rn(20)) {
 	case 0: return -1;
-	case 1: return 0;	/* /dev/null */
-	case 2: return 1000;	/* not open */
+	case 1: return FD_NULL;
+	case 2: return FD_NOT_OPEN;
 	default: return fds[rn(NFDS)];
 	}
 }
@@ -675,15 +807,18 @@ static void one_ioctl(void)
 	if (verbose)
 		fprintf(stderr, "[%d:%llu]   = %ld (%s)\n", widx,
 			(unsigned long long)seq, r, r < 0 ? strerror(err) : "ok");
-	if (r < 0) {
-		if (!known_errno(err))
-			fail("%s size %u fd %d: unexpected errno %d (%s)",
-			     cmds[ci].name, size, fd, err, strerror(err));
-		return;
+	seen(cmd, r < 0 ? err : 0);
+	if (r < 0 ? !errno_ok(fd, cmd, err) : !success_ok(fd, cmd)) {
+		const struct cmdinfo *c = cmd_of(cmd);
+
+		fail("%s (%#x) size %u fd %d: %s", c ? c->name : "no command",
+		     cmd, size, fd, r < 0 ? ename(err) : "returned >= 0");
 	}
+	if (r < 0)
+		return;
 	if (cmd != ((cmds[ci].cmd & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
 		    (size << _IOC_SIZESHIFT)))
-		return;	/* a random command that happened to work */
+		return;	/* a random number that is a command */
 	memcpy(&bin, s, sizeof(bin));
 	if (!in_arena(arg, size)) {
 		clean = 0;
@@ -705,8 +840,9 @@ static void one_ioctl(void)
 		if (clean && chance(70)) {	/* done it at once */
 			struct wq_key k = { .key_len = (uint32_t)r, .key = g->buf };
 
-			if (ioctl(fd, WQ_IOC_DONE, &k) < 0 && !known_errno(errno))
-				fail("DONE after GET: errno %d", errno);
+			if (ioctl(fd, WQ_IOC_DONE, &k) < 0 &&
+			    !errno_ok(fd, WQ_IOC_DONE, errno))
+				fail("DONE after GET: %s", ename(errno));
 		}
 		break;
 	}
@@ -730,7 +866,10 @@ static void one_ioctl(void)
 			for (i = 0; i < b->count; i++) {
 				if (res[i] == 0)
 					ok++;
-				else if (res[i] > 0 || !known_errno(-res[i]))
+				else if (res[i] > 0 ||
+					 !in_list(cmds[ci].cmd == WQ_IOC_ADD_BATCH ?
+						  add_key_errs : done_key_errs,
+						  -res[i]))
 					fail("%s result[%u] = %d", cmds[ci].name,
 					     i, res[i]);
 			}
@@ -806,14 +945,16 @@ static void bind_slot(int i)
 		c.mode = 0666;
 		if (do_ioctl(fds[i], WQ_IOC_CREATE, (uintptr_t)&c, 0, &err) == 0)
 			return;
+		if (!errno_ok(fds[i], WQ_IOC_CREATE, err))
+			fail("CREATE %s: %s", c.name, ename(err));
 	}
 	{
 		struct wq_name nm = { 0 };
 
 		memcpy(nm.name, c.name, sizeof(nm.name));
 		if (do_ioctl(fds[i], WQ_IOC_OPEN, (uintptr_t)&nm, 0, &err) < 0 &&
-		    !known_errno(err))
-			fail("OPEN %s: errno %d", nm.name, err);
+		    !errno_ok(fds[i], WQ_IOC_OPEN, err))
+			fail("OPEN %s: %s", nm.name, ename(err));
 	}
 }
 
@@ -1158,6 +1299,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	destroy_all();
+	print_seen();
 	printf("wq_fuzz: seed %llu: %llu calls in %lds, %llu failures\n",
 	       (unsigned long long)seed, (unsigned long long)sh->calls,
 	       (long)(time(NULL) - t0), (unsigned long long)sh->failures);

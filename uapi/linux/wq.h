@@ -7,18 +7,30 @@
  * Conventions (Documentation/driver-api/ioctl.rst, botching-up-ioctls.rst):
  * - Every command carries its argument size in the command number
  *   (_IOC_SIZE). The kernel accepts any size from the first version of a
- *   struct up to its own: a shorter struct is zero-extended, a longer one
- *   must have a zero tail (else -E2BIG). Structs only ever grow at the end.
+ *   struct up (below it: -EINVAL): a shorter struct than its own is
+ *   zero-extended, a longer one must have a zero tail (else -E2BIG); the
+ *   commands that only report (MODULE_INFO, STAT) zero the tail instead.
+ *   Structs only ever grow at the end.
  * - Fixed-width fields, natural alignment, no implicit padding; user
  *   pointers travel as __u64. Every unknown flag bit, every reserved field
  *   and every output-only field ("out:" below) must be zero on input, or
  *   the call fails with -EINVAL and changes nothing: clear a struct before
  *   reusing it.
  * - Unknown commands, and known ones with the wrong direction, fail with
- *   -ENOTTY. An ioctl on a /dev/wq file not bound to a queue (by CREATE or
+ *   -ENOTTY. A command on a queue (all but MODULE_INFO, CREATE, OPEN,
+ *   DESTROY and LIST) on a /dev/wq file not bound to one (by CREATE or
  *   OPEN) fails with -EBADF; CREATE or OPEN on a bound one with -EBUSY.
  * - Time is CLOCK_MONOTONIC nanoseconds; deadlines are absolute, so a call
- *   restarted after a signal does not wait longer than asked.
+ *   restarted after a signal does not wait longer than asked. A deadline
+ *   above 2^63 - 1 other than WQ_DEADLINE_NONE is -EINVAL.
+ * - Errors: every command may fail with -EINVAL, -EFAULT (user memory it
+ *   cannot read or write) and -EBADF, and one that reads its struct
+ *   (_IOW, _IOWR) with -E2BIG, as above; the errors each command has
+ *   beyond these are listed with its struct ("Errors:"), and it returns no
+ *   others. A call that waits (GET, GET_BATCH, ADD with WQ_ADD_WAIT, a
+ *   drain) fails with -EINTR when a signal handler runs, or is restarted
+ *   if the handler has SA_RESTART (a drain never is: see struct
+ *   wq_shutdown).
  * - A bound handle works with poll(), select() and epoll (level- and
  *   edge-triggered): EPOLLIN when a GET would not block (a key is queued,
  *   or the queue is shutting down and empty), EPOLLOUT when an ADD of a
@@ -146,6 +158,14 @@ struct wq_limiter {
  *	forgotten. 0 means the module default
  * @name: [A-Za-z0-9._-]{1,63}, NUL-terminated, zero-padded
  * @limiter: the rate limiter of the queue
+ *
+ * Errors: -EBUSY (the handle is bound already), -EBADF (the file is not
+ * open for reading and writing), -EINVAL (a bad name, mode or limiter,
+ * @max_items or @max_tracked above the module's limit, or above its
+ * unprivileged ceiling without CAP_SYS_RESOURCE), -EACCES (a
+ * WQ_KERNEL_PREFIX name), -EEXIST (the name is taken in the caller's IPC
+ * namespace), -ENOSPC (max_queues named queues exist; not with
+ * CAP_SYS_RESOURCE), -EDQUOT (the caller's queue budget), -ENOMEM.
  */
 struct wq_create {
 	__u32 flags;
@@ -171,6 +191,12 @@ struct wq_create {
  * access, ADD, FORGET and SHUTDOWN write access, the rest either; a call
  * the handle may not make fails with -EBADF. The /dev/wq file must have
  * been opened with the access asked for (CREATE: both), else -EBADF.
+ *
+ * Errors: OPEN: -EBUSY (the handle is bound already), -EBADF (the file's
+ * access), -ENOENT (no queue of that name in the caller's IPC namespace),
+ * -EACCES (the queue's mode does not give the access asked, and no
+ * CAP_IPC_OWNER). DESTROY: -ENOENT, -EACCES (not the owner, and no
+ * CAP_IPC_OWNER).
  */
 struct wq_name {
 	__u32 flags;
@@ -202,6 +228,11 @@ struct wq_name {
  * wakes one waiting producer), and fails with -ESHUTDOWN if the queue
  * shuts down meanwhile, -EINTR on a signal. An add of a key the queue
  * already holds never waits. A file opened with O_NONBLOCK never waits.
+ *
+ * Errors: -ESHUTDOWN (the queue is shutting down), -EAGAIN (full),
+ * -ETIMEDOUT and -EINTR (WQ_ADD_WAIT), -EDQUOT (the queue owner's key
+ * budget; with a delay or WQ_ADD_RATE_LIMITED also for the memory of the
+ * queue's waiting heap), -ENOMEM.
  */
 struct wq_add {
 	__u32 flags;
@@ -230,6 +261,11 @@ struct wq_add {
  * open file goes, see above) before the key is done, unless WQ_GET_DETACH
  * was given (for tools such as wqctl, whose process exits between get and
  * done).
+ *
+ * Errors: -EAGAIN (nothing queued, and the call may not wait), -ETIMEDOUT,
+ * -EINTR, -ESHUTDOWN (the queue is shutting down and nothing is queued),
+ * -EMSGSIZE (the head key is longer than @buf_cap; it stays queued, and
+ * @key_len says how long it is), -ENOMEM.
  */
 struct wq_get {
 	__u32 flags;
@@ -246,6 +282,9 @@ struct wq_get {
  * @key_len: 1..WQ_KEY_MAX
  * @key: user pointer to the key bytes
  * @value: out: the result (NUM_REQUEUES), otherwise 0
+ *
+ * Errors: DONE: -ENOENT (the key is not being processed), -ENOMEM. FORGET
+ * and NUM_REQUEUES: -ENOMEM.
  */
 struct wq_key {
 	__u32 flags;
@@ -268,6 +307,12 @@ struct wq_key {
  * and the dirty mark of every processing key (processing keys finish
  * normally); the ioctl returns the number of queued and waiting keys
  * dropped.
+ *
+ * Errors of a drain (WQ_SHUTDOWN_DRAIN; the others have none but those
+ * of every command): -ETIMEDOUT, -ECANCELED (a shutdown without
+ * WQ_SHUTDOWN_DRAIN cut the wait short), -EINTR (a signal; never
+ * restarted, also with SA_RESTART: the queue stays shut down, and a new
+ * drain waits again).
  */
 struct wq_shutdown {
 	__u32 flags;
@@ -309,6 +354,11 @@ struct wq_iov {
  * not fit). Errors of the call itself (-EINVAL, -EFAULT on @keys or
  * @results, -EBADF) change nothing. The lock of the queue is taken once
  * per chunk of keys, not once per key.
+ *
+ * Errors: ADD and DONE: -ENOMEM. GET: those of WQ_IOC_GET. A key's result
+ * of ADD: -EINVAL (its length), -EFAULT (its memory), -ENOMEM, or what
+ * WQ_IOC_ADD returns for it (-ESHUTDOWN, -EAGAIN, -EDQUOT); of DONE:
+ * -EINVAL, -EFAULT or -ENOENT.
  */
 struct wq_batch {
 	__u32 flags;
@@ -347,6 +397,8 @@ struct wq_batch {
  * @max_tracked: the queue's limit of keys kept only for their failures
  * @reserved: 0
  * @evicted: keys whose failures were forgotten to stay within @max_tracked
+ *
+ * Errors of WQ_IOC_STAT: none but those of every command.
  */
 struct wq_queue_info {
 	char name[WQ_NAME_MAX];
@@ -376,10 +428,13 @@ struct wq_queue_info {
 /**
  * struct wq_list - WQ_IOC_LIST: snapshot of every named queue
  * @flags: must be 0
- * @entry_size: sizeof(struct wq_queue_info) as the caller knows it
+ * @entry_size: sizeof(struct wq_queue_info) as the caller knows it, from
+ *	WQ_QUEUE_INFO_SIZE_VER0 up to the page size
  * @count: in: capacity of @entries; out: number of entries written
  * @total: out: number of named queues
  * @entries: user pointer to @count entries of @entry_size bytes
+ *
+ * Errors: -ENOMEM.
  */
 struct wq_list {
 	__u32 flags;
@@ -415,6 +470,8 @@ struct wq_list {
  *
  * A quota exceeded is -EDQUOT; CAP_SYS_RESOURCE at create time exempts a
  * queue from its owner's limits (it is still counted).
+ *
+ * Errors of WQ_IOC_MODULE_INFO: none but those of every command.
  */
 struct wq_module_info {
 	__u32 abi_version;
@@ -526,6 +583,8 @@ struct wq_metrics_info {
  * @metrics: user pointer to @size bytes
  *
  * Either access mode may ask.
+ *
+ * Errors: -ENOMEM.
  */
 struct wq_metrics_req {
 	__u32 flags;
