@@ -515,8 +515,12 @@ static void kapi_metrics(struct kwq *q)
  * kapi.sh sets (kapi_nth_works() finds out); kmemleak judges the leaks.
  */
 #define KNTH_MAX	3000	/* iterations of one scenario, at most */
-#define KNTH_ADDS	40	/* the key table grows past 32 keys */
-#define KNTH_LATER	8	/* AddAfter keys, and as many AddRateLimited */
+/*
+ * KNTH_ADDS plain adds grow the key table past 32 keys; the KNTH_LATER
+ * AddAfter and as many AddRateLimited that follow grow it past 64.
+ */
+#define KNTH_ADDS	50
+#define KNTH_LATER	8
 #define KNTH_KEY_CAP	100
 #define KNTH_NAME	WQ_KERNEL_PREFIX "kapi-failnth"
 #define KNTH_PREFILL	510	/* waiting keys before the heap's 2nd chunk */
