@@ -7,8 +7,11 @@
  * the unbound handle, the module's batch_max. Every rejected call leaves
  * the queue as it was.
  */
+#include <sys/mman.h>
+
 #include "wq_test_util.h"
 #include "wq_test_ioctl.h"
+#include "wq_test_time.h"
 
 #define IOC_SIZED(cmd, size) \
 	_IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), (size))
@@ -263,6 +266,44 @@ TEST_F(abij, batch_bad_pointers)
 	b.results = (uintptr_t)res;
 	EXPECT_EQ(1, ioctl(self->fd, WQ_IOC_DONE_BATCH, &b));
 	EXPECT_EQ(0, res[0]);
+}
+
+/*
+ * Regression: GET_BATCH with @keys in user range but not writable (a
+ * PROT_NONE page) used to find it only after its wait and the take: it
+ * slept until a key came, counted a get in queue_duration, then put the
+ * key back. Now it fails before waiting, and nothing is observed.
+ */
+TEST_F(abij, get_batch_bad_keys_before_wait)
+{
+	struct wq_metrics m0, m1;
+	struct wq_batch b;
+	struct snapshot s;
+	int64_t t0;
+	char buf[64];
+	void *page;
+
+	page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	memset(&b, 0, sizeof(b));
+	b.count = 4;
+	b.keys = (uintptr_t)page;
+	b.buf = (uintptr_t)buf;
+	b.buf_cap = sizeof(buf);
+	/* an empty queue and a deadline a minute ahead: no wait at all */
+	b.deadline_ns = (uint64_t)now_ns() + 60ULL * 1000000000ULL;
+	t0 = now_ns();
+	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	EXPECT_GT(30000, (now_ns() - t0) / 1000000) TH_LOG("it waited");
+	/* a key queued: it stays, no get is observed */
+	ASSERT_EQ(0, raw_add(self->fd, "q", 1));
+	s = snap(self->fd);
+	ASSERT_EQ(0, wq_metrics(self->fd, &m0));
+	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	ASSERT_UNCHANGED(s, self->fd);
+	ASSERT_EQ(0, wq_metrics(self->fd, &m1));
+	EXPECT_EQ(m0.queue_duration.count, m1.queue_duration.count);
+	munmap(page, 4096);
 }
 
 /* Sizes: a longer struct with a zero tail works, a non-zero tail is E2BIG. */

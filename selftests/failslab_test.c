@@ -62,20 +62,38 @@ FIXTURE(fail)
 	int fd;
 };
 
+static const char *const knobs[][2] = {
+	{ "task-filter", "Y" }, { "ignore-gfp-wait", "N" },
+	{ "probability", "20" }, { "interval", "1" },
+	{ "times", "-1" }, { "space", "0" }, { "verbose", "0" },
+};
+#define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
+static char saved[NKNOBS][32];	/* the values found, put back after */
+
+static void read_knob(size_t i)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), FAILSLAB "%s", knobs[i][0]);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, saved[i], sizeof(saved[i]) - 1);
+	saved[i][n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
 FIXTURE_SETUP(fail)
 {
-	static const char *const knobs[][2] = {
-		{ "task-filter", "Y" }, { "ignore-gfp-wait", "N" },
-		{ "probability", "20" }, { "interval", "1" },
-		{ "times", "-1" }, { "space", "0" }, { "verbose", "0" },
-	};
 	char path[128];
 	size_t i;
 
 	self->fd = -1;
 	if (access(FAILSLAB "probability", W_OK))
 		SKIP(return, "no failslab in this kernel (the debug lane has it)");
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+	for (i = 0; i < NKNOBS; i++) {
+		read_knob(i);
 		snprintf(path, sizeof(path), FAILSLAB "%s", knobs[i][0]);
 		ASSERT_EQ(0, write_file(path, knobs[i][1])) TH_LOG("%s", path);
 	}
@@ -88,8 +106,19 @@ FIXTURE_SETUP(fail)
 
 FIXTURE_TEARDOWN(fail)
 {
+	char path[128];
+	size_t i;
+
 	if (make_it_fail >= 0)
 		faults(0);
+	for (i = 0; i < NKNOBS; i++) {	/* as found (probability first) */
+		size_t k = (i + 2) % NKNOBS;
+
+		if (!saved[k][0])
+			continue;
+		snprintf(path, sizeof(path), FAILSLAB "%s", knobs[k][0]);
+		write_file(path, saved[k]);
+	}
 	if (self->fd >= 0) {
 		wq_close(self->fd);
 		wq_destroy(self->name);
