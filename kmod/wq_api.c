@@ -42,7 +42,8 @@ static int kwq_check_key(const void *key, size_t len)
  * Context: process context; sleeps.
  * Return: the queue with a reference for the caller (kwq_put()), or an
  * ERR_PTR: -EINVAL (bad name or attributes), -EEXIST (name taken),
- * -ENOSPC (too many named queues), -ENOMEM.
+ * -EDQUOT (the kernel API's budget of queues, module parameter
+ * kernel_max_queues, is used up), -ENOMEM.
  */
 struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 {
@@ -176,7 +177,8 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
  * PREEMPT_RT: not from a non-threaded hard interrupt, where no spinlock_t
  * may be taken), also under the caller's spinlocks with GFP_ATOMIC.
  * Return: 0; -ESHUTDOWN once the queue is shutting down; -EAGAIN if a new
- * key would exceed max_items; -EINVAL (bad key); -ENOMEM.
+ * key would exceed max_items; -EDQUOT if it would exceed the kernel API's
+ * budget of key bytes (kernel_max_key_bytes); -EINVAL (bad key); -ENOMEM.
  */
 int kwq_add(struct kwq *q, const void *key, size_t len, gfp_t gfp)
 {

@@ -323,14 +323,6 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		return -EINVAL;
 	if (!access_ok(ukeys, (size_t)b->count * sizeof(*ukeys)))
 		return -EFAULT;
-	/*
-	 * A bad @keys is found before the wait, not after the keys were
-	 * taken (the uapi: it changes nothing): the first chunk's entries,
-	 * out-only, are zeroed now. One unmapped meanwhile by another thread
-	 * still fails the delivery, which puts the keys back.
-	 */
-	if (clear_user(ukeys, min_t(u32, b->count, KWQ_BATCH) * sizeof(*ukeys)))
-		return -EFAULT;
 	/* an O_NONBLOCK file never sleeps: -EAGAIN (libwq.md) */
 	if ((b->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
 		flags |= KWQ_GET_NONBLOCK;
@@ -341,6 +333,16 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 	kbuf = kvmalloc(max_t(u64, cap, 1), GFP_KERNEL);
 	ret = -ENOMEM;
 	if (!c || !kbuf)
+		goto out;
+	/*
+	 * The first chunk's part of @keys, out-only, is zeroed before the
+	 * wait: an unwritable one fails now, not after its keys were taken
+	 * (they would go back, but a get would have been observed). A bad
+	 * entry past the first chunk, a bad @buf, or @keys unmapped meanwhile
+	 * by another thread are still found at delivery, as documented.
+	 */
+	ret = -EFAULT;
+	if (clear_user(ukeys, min_t(u32, b->count, KWQ_BATCH) * sizeof(*ukeys)))
 		goto out;
 
 	while (total < b->count) {

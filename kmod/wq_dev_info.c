@@ -69,7 +69,7 @@ long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
 	long ret = 0;
 
 	if (l->flags || l->total || l->entry_size < WQ_QUEUE_INFO_SIZE_VER0 ||
-	    l->entry_size > PAGE_SIZE)
+	    l->entry_size > WQ_QUEUE_INFO_SIZE_MAX)
 		return -EINVAL;
 	cap = min(l->count, READ_ONCE(wq_max_queues));
 	infos = kvcalloc(max(cap, 1U), esize, GFP_KERNEL_ACCOUNT);

@@ -46,11 +46,14 @@
 #define NKEYS		192	/* keys 0..NKEYS-1 */
 #define KEY_CAP		128
 
-/* failslab's knobs: the value a test wants, and the one to restore. */
+/*
+ * failslab's knobs: the value a test wants, and the one to restore (each
+ * injection uses up one of "times", so it is put back too).
+ */
 static const char *const knob_names[] = {
-	"ignore-gfp-wait", "verbose", "probability", "cache-filter",
+	"ignore-gfp-wait", "verbose", "probability", "cache-filter", "times",
 };
-static const char *const knob_values[] = { "N", "0", "0", "N" };
+static const char *const knob_values[] = { "N", "0", "0", "N", "-1" };
 
 #define NKNOBS	ARRAY_SIZE(knob_names)
 

@@ -19,22 +19,31 @@ fi
 # fails those that may sleep only with ignore-gfp-wait N, and prints a
 # stack trace for each unless verbose is 0 (the runner would count it as a
 # kernel problem). Set where the kernel has failslab, restored after.
+# Each injection also uses up one of failslab's "times", which is saved
+# and put back too; so are the others, on any exit (the runner's watchdog
+# sends SIGTERM).
 fs=/sys/kernel/debug/failslab
-knobs="ignore-gfp-wait=N verbose=0 probability=0"
+knobs="ignore-gfp-wait=N verbose=0 probability=0 times="
 saved=
+restore() {
+	for kv in $saved; do
+		echo "${kv#*=}" >"$fs/${kv%%=*}"
+	done
+	saved=
+}
+trap restore EXIT
+trap 'exit 143' INT TERM
 if [ -w "$fs/ignore-gfp-wait" ]; then
 	for kv in $knobs; do
-		saved="$saved ${kv%%=*}=$(cat "$fs/${kv%%=*}")"
-		echo "${kv#*=}" >"$fs/${kv%%=*}"
+		saved="${kv%%=*}=$(cat "$fs/${kv%%=*}") $saved"
+		[ -n "${kv#*=}" ] && echo "${kv#*=}" >"$fs/${kv%%=*}"
 	done
 fi
 # Only the lines this load adds (the log is left for the runner to judge).
 before=$(dmesg | wc -l)
 insmod "$ko"
 rc=$?
-for kv in $saved; do
-	echo "${kv#*=}" >"$fs/${kv%%=*}"
-done
+restore
 dmesg | tail -n +"$((before + 1))" | sed -n 's/^.*wq_test_kapi: //p' >"$log"
 sed -e 's/^    #/#/' "$log" | grep -E '^(ok |not ok |# |1\.\.)'
 if [ "$rc" -eq 0 ]; then

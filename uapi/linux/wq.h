@@ -263,7 +263,8 @@ struct wq_add {
  * done).
  *
  * Errors: -EAGAIN (nothing queued, and the call may not wait), -ETIMEDOUT,
- * -EINTR, -ESHUTDOWN (the queue is shutting down and nothing is queued),
+ * -EINTR, -ESHUTDOWN (the queue is shutting down and nothing is queued,
+ * or the key it was about to take was discarded),
  * -EMSGSIZE (the head key is longer than @buf_cap; it stays queued, and
  * @key_len says how long it is), -ENOMEM.
  */
@@ -337,7 +338,8 @@ struct wq_iov {
  * @flags: ADD: 0; GET: WQ_GET_*; DONE: 0
  * @count: number of @keys, 1..WQ_BATCH_MAX
  * @keys: user pointer to @count struct wq_iov: ADD and DONE: in; GET: out,
- *	each pointing into @buf
+ *	each pointing into @buf (GET may zero entries it does not fill, also
+ *	when it fails)
  * @results: ADD and DONE: user pointer to @count __s32, each key's result
  *	(0 or -errno), or 0 for none; GET: 0
  * @buf: GET: user pointer to the buffer the keys are packed into; else 0
@@ -355,7 +357,9 @@ struct wq_iov {
  * @results, -EBADF) change nothing. The lock of the queue is taken once
  * per chunk of keys, not once per key.
  *
- * Errors: ADD and DONE: -ENOMEM. GET: those of WQ_IOC_GET. A key's result
+ * Errors: ADD and DONE: -ENOMEM. GET: those of WQ_IOC_GET (-EMSGSIZE
+ * reports no length: a @buf_cap of WQ_KEY_MAX always fits one key). A
+ * key's result
  * of ADD: -EINVAL (its length), -EFAULT (its memory), -ENOMEM, or what
  * WQ_IOC_ADD returns for it (-ESHUTDOWN, -EAGAIN, -EDQUOT); of DONE:
  * -EINVAL, -EFAULT or -ENOENT.
@@ -424,12 +428,14 @@ struct wq_queue_info {
 
 /* sizeof(struct wq_queue_info) in its first version (ABI 1) */
 #define WQ_QUEUE_INFO_SIZE_VER0	344
+/* the largest @entry_size WQ_IOC_LIST accepts, on every architecture */
+#define WQ_QUEUE_INFO_SIZE_MAX	4096
 
 /**
  * struct wq_list - WQ_IOC_LIST: snapshot of every named queue
  * @flags: must be 0
  * @entry_size: sizeof(struct wq_queue_info) as the caller knows it, from
- *	WQ_QUEUE_INFO_SIZE_VER0 up to the page size
+ *	WQ_QUEUE_INFO_SIZE_VER0 up to WQ_QUEUE_INFO_SIZE_MAX
  * @count: in: capacity of @entries; out: number of entries written
  * @total: out: number of named queues
  * @entries: user pointer to @count entries of @entry_size bytes
