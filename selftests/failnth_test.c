@@ -178,6 +178,11 @@ FIXTURE_SETUP(fnth)
 	memset(self->fds, -1, sizeof(self->fds));
 	if (!wqt_have_dev())
 		SKIP(return, "/dev/wq missing (module not loaded)");
+	/* the debug lane (WQ_DEBUG_LANE=1) must run these, not skip them */
+	if (getenv("WQ_DEBUG_LANE"))
+		ASSERT_EQ(0, access(FAIL_NTH, W_OK) |
+			     access(FAILSLAB "ignore-gfp-wait", W_OK))
+			TH_LOG("no fail-nth or failslab on the debug lane");
 	if (access(FAIL_NTH, W_OK))
 		SKIP(return, "no %s (the kernel has no CONFIG_FAULT_INJECTION)",
 		     FAIL_NTH);

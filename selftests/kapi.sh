@@ -41,7 +41,12 @@ if [ -w "$fs/ignore-gfp-wait" ]; then
 fi
 # Only the lines this load adds (the log is left for the runner to judge).
 before=$(dmesg | wc -l)
-insmod "$ko"
+# The debug lane (WQ_DEBUG_LANE=1) must run the failnth case, not skip it.
+if [ "${WQ_DEBUG_LANE:-0}" = 1 ]; then
+	insmod "$ko" failnth_required=1
+else
+	insmod "$ko"
+fi
 rc=$?
 restore
 dmesg | tail -n +"$((before + 1))" | sed -n 's/^.*wq_test_kapi: //p' >"$log"

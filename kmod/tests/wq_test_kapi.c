@@ -28,6 +28,11 @@ static int kapi_case, kapi_failed, kapi_skipped;
 static bool kapi_case_failed;
 static const char *kapi_case_skip;	/* the case was skipped: why */
 
+/* kapi.sh sets it on the debug lane, whose kernel must run every case */
+static bool failnth_required;
+module_param(failnth_required, bool, 0444);
+MODULE_PARM_DESC(failnth_required, "fail, not skip, the failnth case where fail-nth does not work");
+
 #define CHECK(cond) do {						\
 	if (!(cond)) {							\
 		pr_err("    # %s:%d: check failed: %s\n", __func__,	\
@@ -805,6 +810,7 @@ static void kapi_failnth(void)
 	if (!kapi_nth_works()) {
 		/* no CONFIG_FAILSLAB, or its ignore-gfp-wait is Y */
 		kapi_case_skip = "failslab fails no GFP_KERNEL allocation";
+		CHECK(!failnth_required);
 		return;
 	}
 	buf = kmalloc(KNTH_KEY_CAP, GFP_KERNEL);
@@ -820,6 +826,7 @@ static void kapi_failnth(void)
 static void kapi_failnth(void)
 {
 	kapi_case_skip = "no CONFIG_FAULT_INJECTION";
+	CHECK(!failnth_required);
 }
 #endif /* CONFIG_FAULT_INJECTION */
 
