@@ -65,6 +65,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -74,7 +75,7 @@
 #include "uapi/linux/wq.h"
 
 #define MAXQ		3	/* queues per round */
-#define MAXK		512	/* keys per queue */
+#define MAXK		2048	/* keys per queue */
 #define MAXW		24	/* worker ids per round (0: none) */
 #define MAXV		2	/* victims per round */
 #define BATCH		32	/* most keys in one of our batches */
@@ -152,6 +153,7 @@ struct squeue {
 struct worker {
 	_Atomic int state;
 	pid_t pid;
+	_Atomic int64_t asleep;	/* in a get that waits since (ms), or 0 */
 };
 
 struct round {
@@ -159,6 +161,8 @@ struct round {
 	_Atomic int stop;		/* producers stop */
 	_Atomic int over;		/* consumers leave at -ESHUTDOWN */
 	int nq;
+	int patient;		/* consumers wait without a timeout */
+	char idle[WQ_NAME_MAX];	/* where victims wait to be killed */
 	struct worker w[MAXW];
 	struct squeue q[MAXQ];
 };
@@ -180,6 +184,7 @@ static int verbose;
 static __thread uint64_t rng;
 static __thread uint32_t self_id;
 static int pfd[MAXQ] = { -1, -1, -1 };	/* the parent's handles */
+static int idle_fd = -1;		/* and of the idle queue */
 
 /* ---- helpers ------------------------------------------------------- */
 
@@ -464,6 +469,10 @@ static void close_parent_fds(void)
 			close(pfd[i]);
 			pfd[i] = -1;
 		}
+	if (idle_fd >= 0) {
+		close(idle_fd);
+		idle_fd = -1;
+	}
 }
 
 static void wait_go(void)
@@ -482,8 +491,15 @@ static int may_open(const struct squeue *q, uid_t uid, unsigned int access)
 
 /* ---- children ------------------------------------------------------ */
 
+/* Where a victim waits when it is killed (on the round's idle queue). */
+enum { BLOCK_NONE, BLOCK_GET, BLOCK_ADD, BLOCK_DRAIN, BLOCK_NR };
+static const char *const block_name[BLOCK_NR] = {
+	"pause", "get", "add_wait", "shutdown_with_drain",
+};
+
 struct child {
 	pid_t pid;
+	int block;		/* victims: BLOCK_* */
 	uint32_t id;		/* worker id */
 	int to[2], from[2];	/* parent -> child, child -> parent */
 	int qi;
@@ -935,11 +951,14 @@ static int consume_one(struct cctx *x, int qi, struct cbuf *b)
 {
 	struct squeue *q = &sh->rd.q[qi];
 	int fd = x->fds[qi], over = atomic_load(&sh->rd.over);
-	int timeout = chance(25) ? 0 : 10 + (int)rn(60), probe = 0;
+	int timeout = chance(25) ? 0 : sh->rd.patient ? -1 : 10 + (int)rn(60);
+	int probe = 0;
 	uint32_t op = rn(100);
 	unsigned int n = 1;
 	ssize_t r;
 
+	if (timeout)
+		atomic_store(&sh->rd.w[self_id].asleep, now_ms());
 	if (op < 55) {
 		r = wq_get(fd, b->buf, WQ_KEY_MAX, timeout);
 	} else if (op < 60) {
@@ -955,6 +974,7 @@ static int consume_one(struct cctx *x, int qi, struct cbuf *b)
 					  timeout);
 		n = 0;
 	}
+	atomic_store(&sh->rd.w[self_id].asleep, 0);
 	call();
 	if (r == -EAGAIN || r == -ETIMEDOUT || (probe && r == -EMSGSIZE))
 		return 0;
@@ -1059,12 +1079,18 @@ static int victim_main(struct child *c)
 	uint32_t go, held = 0;
 	struct cbuf *b;
 	ssize_t r;
-	int fd;
+	int fd, idle;
 
 	fd = wq_open(q->name);	/* an open file of its own */
 	call();
 	if (fd < 0) {
 		fail(F_KILL, "victim: open %s: %s", q->name, err_name(fd));
+		return 1;
+	}
+	idle = wq_open(sh->rd.idle);
+	call();
+	if (idle < 0) {
+		fail(F_KILL, "victim: open %s: %s", sh->rd.idle, err_name(idle));
 		return 1;
 	}
 	ready(c);
@@ -1091,19 +1117,46 @@ static int victim_main(struct child *c)
 		held++;
 	}
 	send_u32(c->from[1], held);
+	/* killed in a call that waits, on the idle queue */
+	if (c->block == BLOCK_GET)
+		r = wq_get(idle, b->buf, WQ_KEY_MAX, -1);
+	else if (c->block == BLOCK_ADD)
+		r = wq_add_wait(idle, "soak.victim", 11, -1);
+	else if (c->block == BLOCK_DRAIN)
+		r = wq_shutdown_with_drain(idle, -1);
+	else
+		r = 0;
+	call();
+	if (c->block != BLOCK_NONE)
+		fail(F_KILL, "victim: %s on the idle queue returned %s",
+		     block_name[c->block], err_name((int)r));
 	for (;;)
 		pause();
 	return 0;
 }
 
-/* ---- a handle passed over a unix socket ------------------------------ */
+/* ---- a handle passed to another process -------------------------------- */
 
+/*
+ * Over a unix socket (SCM_RIGHTS) where the kernel has them, else (the
+ * debug kernel has no networking) with pidfd_getfd(): the receiver takes
+ * the sender's descriptor. Either way the receiver ends up with the
+ * sender's open file, the sender closes its descriptor and exits, and
+ * the key it took stays processing in the receiver's file.
+ */
 struct passmsg {
 	int32_t idx;	/* the key the sender holds, or -1 */
 	uint32_t qi;
+	int32_t pid;	/* the sender */
+	int32_t fd;	/* its descriptor (pidfd_getfd) */
 };
 
-static int send_fd(int sock, int fd, const struct passmsg *m)
+static int pass_chan[2] = { -1, -1 };	/* sender -> receiver ([1] -> [0]) */
+static int pass_ack[2] = { -1, -1 };	/* receiver -> sender ([1] -> [0]) */
+static int pass_scm;			/* pass_chan is a unix socket */
+static uint32_t passer_id;
+
+static int send_msg(int sock, int fd, const struct passmsg *m)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { (void *)m, sizeof(*m) };
@@ -1113,6 +1166,8 @@ static int send_fd(int sock, int fd, const struct passmsg *m)
 	};
 	struct cmsghdr *cm;
 
+	if (!pass_scm)
+		return write(sock, m, sizeof(*m)) == sizeof(*m) ? 0 : -EIO;
 	memset(cbuf, 0, sizeof(cbuf));
 	cm = CMSG_FIRSTHDR(&msg);
 	cm->cmsg_level = SOL_SOCKET;
@@ -1122,7 +1177,8 @@ static int send_fd(int sock, int fd, const struct passmsg *m)
 	return sendmsg(sock, &msg, 0) == sizeof(*m) ? 0 : -errno;
 }
 
-static int recv_fd(int sock, struct passmsg *m)
+/* The passed handle as a descriptor of ours, or -errno. */
+static int recv_msg(int sock, struct passmsg *m, int *pidfd)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { m, sizeof(*m) };
@@ -1130,38 +1186,50 @@ static int recv_fd(int sock, struct passmsg *m)
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
-	struct cmsghdr *cm;
-	int fd;
+	int fd = -1;
 
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != sizeof(*m))
+	if (pass_scm) {
+		struct cmsghdr *cm;
+
+		if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != sizeof(*m))
+			return -EIO;
+		cm = CMSG_FIRSTHDR(&msg);
+		if (!cm || cm->cmsg_type != SCM_RIGHTS)
+			return -EBADMSG;
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	} else if (read(sock, m, sizeof(*m)) != sizeof(*m)) {
 		return -EIO;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -EBADMSG;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	}
+	*pidfd = (int)syscall(SYS_pidfd_open, m->pid, 0);
+	if (*pidfd < 0)
+		return -errno;
+	if (!pass_scm) {
+		fd = (int)syscall(SYS_pidfd_getfd, *pidfd, m->fd, 0);
+		if (fd < 0)
+			return -errno;
+	}
 	return fd;
 }
 
-static int pass_sock[2] = { -1, -1 };
-static uint32_t passer_id;
-
-/* Takes a key, sends its handle to the receiver, exits holding it. */
+/* Takes a key, passes its handle to the receiver, exits holding it. */
 static int passer_main(struct child *c)
 {
 	struct squeue *q = &sh->rd.q[c->qi];
 	char buf[WQ_KEY_MAX];
-	struct passmsg m = { -1, (uint32_t)c->qi };
+	struct passmsg m = { -1, (uint32_t)c->qi, (int32_t)getpid(), -1 };
 	uint32_t go;
 	ssize_t r;
 	int fd;
 
-	close(pass_sock[1]);
+	close(pass_chan[0]);
+	close(pass_ack[1]);
 	fd = wq_open(q->name);
 	call();
 	if (fd < 0) {
 		fail(F_PASS, "passer: open %s: %s", q->name, err_name(fd));
 		return 1;
 	}
+	m.fd = fd;
 	ready(c);
 	if (recv_u32(c->to[0], &go, -1))
 		return 1;
@@ -1176,9 +1244,13 @@ static int passer_main(struct child *c)
 	} else if (r != -ETIMEDOUT) {
 		fail(F_PASS, "passer: get %s: %s", q->name, err_name((int)r));
 	}
-	r = send_fd(pass_sock[0], fd, &m);
+	r = send_msg(pass_chan[1], fd, &m);
 	if (r)
-		fail(F_PASS, "passer: sendmsg: %s", err_name((int)r));
+		fail(F_PASS, "passer: send: %s", err_name((int)r));
+	if (pass_scm)
+		close(fd);	/* the handle in flight holds the file */
+	if (recv_u32(pass_ack[0], &go, 30000))
+		fail(F_PASS, "passer: no word from the receiver");
 	close(fd);
 	/* the key stays processing: the receiver has the open file */
 	atomic_store(&sh->rd.w[c->id].state, W_EXITED);
@@ -1189,22 +1261,31 @@ static int passer_main(struct child *c)
 static int receiver_main(struct child *c)
 {
 	struct squeue *q;
-	struct passmsg m = { -1, 0 };
+	struct passmsg m = { -1, 0, 0, -1 };
+	struct pollfd p = { .events = POLLIN };
 	struct wq_stats st;
 	char buf[WQ_KEY_MAX], key[WQ_KEY_MAX];
-	uint32_t passer = passer_id, cur;
+	uint32_t cur;
 	unsigned int i;
 	size_t len;
 	ssize_t r;
 	int fd, k;
 
-	close(pass_sock[0]);
+	close(pass_chan[1]);
+	close(pass_ack[0]);
+	p.fd = -1;
 	ready(c);
-	fd = recv_fd(pass_sock[1], &m);
+	fd = recv_msg(pass_chan[0], &m, &p.fd);
+	send_u32(pass_ack[1], 0);
 	if (fd < 0) {
-		fail(F_PASS, "receiver: recvmsg: %s", err_name(fd));
+		fail(F_PASS, "receiver: %s: %s",
+		     pass_scm ? "recvmsg" : "pidfd_getfd", err_name(fd));
 		return 1;
 	}
+	/* the sender gone (its exit released what it still had) */
+	if (poll(&p, 1, 30000) != 1)
+		fail(F_PASS, "receiver: the sender did not exit");
+	close(p.fd);
 	q = &sh->rd.q[m.qi];
 	r = wq_stat(fd, &st);
 	call();
@@ -1213,7 +1294,7 @@ static int receiver_main(struct child *c)
 		     err_name((int)r), r ? "" : st.name);
 	if (m.idx >= 0) {
 		i = (unsigned int)m.idx;
-		cur = passer;
+		cur = passer_id;
 		if (!atomic_compare_exchange_strong(&q->key[i].holder, &cur, c->id))
 			fail(F_PASS, "%s key %u of the handle's sender held by %u",
 			     q->name, i, cur);
@@ -1463,8 +1544,9 @@ out:
 /* ---- the parent ------------------------------------------------------ */
 
 struct totals {
-	unsigned int rounds, queues, unpriv_queues, kills, passed, destroys;
-	unsigned int ends[END_NR], cancelled, early;
+	unsigned int rounds, queues, unpriv_queues, kills, destroys, patient;
+	unsigned int passed, passed_scm;	/* pidfd_getfd, SCM_RIGHTS */
+	unsigned int ends[END_NR], cancelled, early, blocked[BLOCK_NR];
 	uint64_t gets, dones, adds, afters, rls, delayed, refused, shut;
 	uint64_t back, batches, discarded, dropped_delayed, dquot;
 	uint64_t excused, timedout;
@@ -1474,12 +1556,12 @@ static struct totals tot;
 
 static void pick_queue(struct squeue *q, unsigned int i)
 {
-	static const unsigned int nkeys[] = { 8, 32, 128, 512 };
+	static const unsigned int nkeys[] = { 8, 32, 128, 512, 2048 };
 	static const unsigned int modes[] = { 0600, 0644, 0666, 0622 };
 
 	snprintf(q->name, sizeof(q->name), "soak.%d.%u.%u", (int)getpid(),
 		 round_no, i);
-	q->nkeys = nkeys[rn(4)];
+	q->nkeys = nkeys[chance(10) ? 4 : rn(4)];
 	q->max_items = chance(25) ? q->nkeys / 4 + 1 : 0;
 	q->limiter = rn(NLIMITERS);
 	q->unpriv = chance(35);
@@ -1538,6 +1620,102 @@ static void child_init(struct child *c, uint32_t nids, int qi, uid_t uid)
 		atomic_store(&sh->rd.w[next_id++].state, W_ALIVE);
 }
 
+/*
+ * The idle queue: where victims wait when they are killed. Full
+ * (max_items) and empty: IDLE_WAITING keys wait a minute, one is
+ * processing (the parent's), nothing is queued.
+ */
+#define IDLE_WAITING	4
+
+static void idle_setup(void)
+{
+	struct wq_attr attr = {
+		.limiter = "none", .max_items = IDLE_WAITING + 1, .mode = 0600,
+	};
+	char key[16], buf[16];
+	int i, r;
+
+	snprintf(sh->rd.idle, WQ_NAME_MAX, "soak.%d.%u.idle", (int)getpid(),
+		 round_no);
+	idle_fd = wq_create(sh->rd.idle, &attr);
+	call();
+	if (idle_fd < 0) {
+		fprintf(stderr, "wq_soak: create %s: %s\n", sh->rd.idle,
+			err_name(idle_fd));
+		exit(1);
+	}
+	for (i = 0; i < IDLE_WAITING; i++) {
+		snprintf(key, sizeof(key), "w%d", i);
+		r = wq_add_after(idle_fd, key, strlen(key), 60000000000ULL);
+		call();
+		if (r)
+			fail(F_END, "add_after %s: %s", sh->rd.idle, err_name(r));
+	}
+	r = wq_add(idle_fd, "held", 4);
+	call();
+	if (r)
+		fail(F_END, "add %s: %s", sh->rd.idle, err_name(r));
+	r = (int)wq_get(idle_fd, buf, sizeof(buf), 0);
+	call();
+	if (r != 4)
+		fail(F_END, "get %s: %s", sh->rd.idle, err_name(r));
+}
+
+/*
+ * Once its victims are dead: as it was (or drained by one), then
+ * destroyed and closed as it is, its waiting keys' timers armed and a key
+ * processing: freed with them.
+ */
+static void idle_abandon(int drained)
+{
+	struct wq_stats st;
+	int r = wq_stat(idle_fd, &st);
+
+	call();
+	if (r || st.queued || st.processing != 1 ||
+	    st.waiting != (drained ? 0 : IDLE_WAITING) ||
+	    st.keys != st.waiting + 1 || st.handles != 1 ||
+	    st.shutting_down != drained || st.draining)
+		fail(F_KILL, "%s after its victims: %s queued %u processing %u waiting %u keys %u handles %u shutting_down %d draining %d",
+		     sh->rd.idle, err_name(r), st.queued, st.processing,
+		     st.waiting, st.keys, st.handles, st.shutting_down,
+		     st.draining);
+	r = wq_destroy(sh->rd.idle);
+	call();
+	if (r)
+		fail(F_END, "destroy %s: %s", sh->rd.idle, err_name(r));
+	r = wq_close(idle_fd);
+	call();
+	if (r)
+		fail(F_END, "close %s: %s", sh->rd.idle, err_name(r));
+	idle_fd = -1;
+	r = wq_open(sh->rd.idle);
+	call();
+	if (r != -ENOENT)
+		fail(F_END, "open %s after its destroy and close: %s",
+		     sh->rd.idle, err_name(r));
+}
+
+/* Whether a process sleeps (state S: in its blocking call, or pause). */
+static int sleeping(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
 /* A victim: let it take keys, SIGKILL it, reap it, mark its keys. */
 static void kill_victim(struct child *v)
 {
@@ -1551,6 +1729,18 @@ static void kill_victim(struct child *v)
 		fail(F_KILL, "victim on %s did not report its keys", q->name);
 		held = 0;
 	}
+	/* asleep in its call (a drain: seen draining) */
+	for (i = 0; i < 2000; i++) {
+		struct wq_stats st;
+
+		if (sleeping(v->pid) && (v->block != BLOCK_DRAIN ||
+		    (!wq_stat(idle_fd, &st) && st.draining)))
+			break;
+		sleep_ms(1);
+	}
+	if (i == 2000)
+		fail(F_KILL, "victim %d not asleep in %s after 2 s", (int)v->pid,
+		     block_name[v->block]);
 	sleep_ms((int)rn(30));
 	/* before the kill: its keys may be back before kill() returns */
 	atomic_store(&sh->rd.w[v->id].state, W_KILLED);
@@ -1571,6 +1761,7 @@ static void kill_victim(struct child *v)
 		fail(F_KILL, "victim held %u keys, %u marked", held, marked);
 	atomic_fetch_add(&q->c.back, held);
 	tot.kills++;
+	tot.blocked[v->block]++;
 	if (verbose)
 		printf("# round %u: killed a consumer of %s holding %u keys (%u not yet taken again)\n",
 		       round_no, q->name, held, marked);
@@ -1869,12 +2060,59 @@ static void add_totals(const struct qcount *c)
 }
 
 /* Sleeps until ms after t0, returning early at the round's end. */
+/*
+ * Keys queued while nobody takes any for STALL_MS: consumers asleep in
+ * their gets with keys queued (a lost wake-up), or stuck elsewhere.
+ */
+#define STALL_MS	5000
+
+static struct {
+	uint64_t gets[MAXQ];
+	int64_t since[MAXQ];
+	int reported[MAXQ];
+} mon;
+
+static void monitor(void)
+{
+	struct wq_stats st;
+	int64_t now = now_ms();
+	int qi, w;
+
+	for (qi = 0; qi < sh->rd.nq; qi++) {
+		struct squeue *q = &sh->rd.q[qi];
+		uint64_t gets = atomic_load(&q->c.gets);
+
+		if (atomic_load(&q->ending) || wq_stat(pfd[qi], &st) ||
+		    !st.queued || gets != mon.gets[qi] || !mon.since[qi]) {
+			mon.gets[qi] = gets;
+			mon.since[qi] = now;
+			continue;
+		}
+		if (now - mon.since[qi] < STALL_MS || mon.reported[qi])
+			continue;
+		mon.reported[qi] = 1;
+		fail(F_HANG, "%s: %u keys queued, none handed out for %lld ms (processing %u, waiting %u)",
+		     q->name, st.queued, (long long)(now - mon.since[qi]),
+		     st.processing, st.waiting);
+		for (w = 1; w < MAXW; w++) {
+			int64_t a = atomic_load(&sh->rd.w[w].asleep);
+
+			if (a)
+				fprintf(stderr, "#   worker %d asleep in a get for %lld ms\n",
+					w, (long long)(now - a));
+		}
+	}
+}
+
+/* Sleeps until ms after t0, watching the queues. */
 static void until(int64_t t0, int64_t ms)
 {
-	int64_t d = t0 + ms - now_ms();
+	int64_t d;
 
-	if (d > 0)
-		sleep_ms((int)d);
+	while ((d = t0 + ms - now_ms()) > 0) {
+		sleep_ms(d < 100 ? (int)d : 100);
+		monitor();
+	}
 }
 
 /* The round's children, by role. */
@@ -1902,7 +2140,9 @@ static void run_round(int duration_ms)
 	seed_rng(0);
 	next_id = 1;
 	atomic_store(&rd->w[PARENT_ID].state, W_ALIVE);
-	rd->nq = 1 + (int)rn(MAXQ);
+	memset(&mon, 0, sizeof(mon));
+	rd->patient = chance(25);
+	rd->nq = rd->patient ? 1 : 1 + (int)rn(MAXQ);
 	for (qi = 0; qi < rd->nq; qi++) {
 		pick_queue(&rd->q[qi], (unsigned int)qi);
 		unpriv += (unsigned int)rd->q[qi].unpriv;
@@ -1949,11 +2189,20 @@ static void run_round(int duration_ms)
 	child_init(&ch[C_RECV], 1, -1, 0);
 	child_init(&ch[C_QUOTA], 0, -1, UID_QUOTA + round_no % 2);
 	nvictims = 1 + rn(MAXV);
-	for (i = 0; i < MAXV; i++)
+	for (i = 0; i < MAXV; i++) {
 		child_init(&ch[C_VICTIM + i], 1, (int)rn((uint32_t)rd->nq), 0);
+		ch[C_VICTIM + i].block = (int)rn(i + 1 == nvictims ? BLOCK_NR :
+						  BLOCK_DRAIN);
+	}
+	idle_setup();
 	passer_id = ch[C_PASS].id;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pass_sock))
+	/* SCM_RIGHTS and pidfd_getfd in turn (the first where it works) */
+	pass_scm = round_no % 2 && !socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					       0, pass_chan);
+	if ((!pass_scm && pipe2(pass_chan, O_CLOEXEC)) || pipe2(pass_ack, O_CLOEXEC)) {
+		fprintf(stderr, "wq_soak: pipe: %s\n", strerror(errno));
 		exit(1);
+	}
 	r = spawn(&ch[C_PROD0], "producer", producer_main);
 	r = r ?: spawn(&ch[C_PROD1], "producer", producer_main);
 	r = r ?: spawn(&ch[C_CONS0], "consumer", consumer_main);
@@ -1965,8 +2214,10 @@ static void run_round(int duration_ms)
 	r = r ?: spawn(&ch[C_QUOTA], "quota user", quota_main);
 	for (i = 0; i < nvictims; i++)
 		r = r ?: spawn(&ch[C_VICTIM + i], "victim", victim_main);
-	close(pass_sock[0]);
-	close(pass_sock[1]);
+	close(pass_chan[0]);
+	close(pass_chan[1]);
+	close(pass_ack[0]);
+	close(pass_ack[1]);
 	if (r) {
 		fprintf(stderr, "wq_soak: fork: %s\n", strerror(-r));
 		exit(1);
@@ -1987,6 +2238,7 @@ static void run_round(int duration_ms)
 		until(t0, duration_ms * (2 + (int)i) / 10);
 		kill_victim(&ch[C_VICTIM + i]);
 	}
+	idle_abandon(ch[C_VICTIM + nvictims - 1].block == BLOCK_DRAIN);
 	until(t0, duration_ms / 2);
 	send_u32(ch[C_PASS].to[1], 1);
 	for (qi = 0; qi < rd->nq; qi++) {
@@ -2012,8 +2264,10 @@ static void run_round(int duration_ms)
 		tot.early++;
 	}
 	reap(&ch[C_PASS], 30000);
-	if (recv_u32(ch[C_RECV].from[0], &v, 30000))
+	if (recv_u32(ch[C_RECV].from[0], &v, 60000))
 		fail(F_PASS, "the receiver did not report");
+	else if (pass_scm)
+		tot.passed_scm++;
 	else
 		tot.passed++;
 	reap(&ch[C_RECV], 30000);
@@ -2061,10 +2315,12 @@ static void run_round(int duration_ms)
 		if (off >= sizeof(line))
 			break;
 	}
-	printf("# round %u: %.1f s, %llu calls, %u kills, %u workers: %s%s\n",
+	printf("# round %u: %.1f s, %llu calls, %u kills, %u workers%s: %s%s\n",
 	       round_no, (double)(now_ms() - t0) / 1000,
 	       (unsigned long long)(atomic_load(&sh->calls) - calls0), nvictims,
-	       nready, line, fails1 != fails0 ? " -- FAILED" : "");
+	       nready, rd->patient ? " (waiting without timeouts)" : "", line,
+	       fails1 != fails0 ? " -- FAILED" : "");
+	tot.patient += (unsigned int)rd->patient;
 	fflush(stdout);
 }
 
@@ -2167,8 +2423,8 @@ int main(int argc, char **argv)
 
 	for (k = 0; k < F_NR; k++)
 		nfail += atomic_load(&sh->fails[k]);
-	printf("# %u rounds in %.0f s, seed %llu: %u queues (%u created by uid %d, %u destroyed in mid-round), %llu calls\n",
-	       tot.rounds, (double)(now_ms() - start) / 1000,
+	printf("# %u rounds in %.0f s (%u with consumers waiting without timeouts), seed %llu: %u queues (%u created by uid %d, %u destroyed in mid-round), %llu calls\n",
+	       tot.rounds, (double)(now_ms() - start) / 1000, tot.patient,
 	       (unsigned long long)seed, tot.queues, tot.unpriv_queues, UID_OWNER,
 	       tot.early, (unsigned long long)atomic_load(&sh->calls));
 	printf("# keys: %llu added (%llu add_after, %llu add_rate_limited, %llu with a delay), %llu handed out, %llu done, %llu batch calls\n",
@@ -2180,8 +2436,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)tot.refused, (unsigned long long)tot.timedout,
 	       (unsigned long long)tot.shut, (unsigned long long)tot.dquot,
 	       UID_OWNER);
-	printf("# kills: %u consumers SIGKILLed holding keys, %llu keys put back by closing handles; %u handles passed over unix sockets\n",
-	       tot.kills, (unsigned long long)tot.back, tot.passed);
+	printf("# kills: %u consumers SIGKILLed holding keys (%u in get, %u in add_wait, %u in shutdown_with_drain, %u in pause), %llu keys put back by closing handles; handles passed: %u over unix sockets, %u with pidfd_getfd\n",
+	       tot.kills, tot.blocked[BLOCK_GET], tot.blocked[BLOCK_ADD],
+	       tot.blocked[BLOCK_DRAIN], tot.blocked[BLOCK_NONE],
+	       (unsigned long long)tot.back, tot.passed_scm, tot.passed);
 	printf("# ends: %u drains, %u shutdowns, %u discards (%llu keys dropped, %llu more excused), %u drains cut by a shutdown (%u -ECANCELED); %u destroys; %llu delayed keys dropped by shutdowns\n",
 	       tot.ends[END_DRAIN], tot.ends[END_SHUTDOWN], tot.ends[END_DISCARD],
 	       (unsigned long long)tot.discarded, (unsigned long long)tot.excused,
@@ -2204,8 +2462,8 @@ int main(int argc, char **argv)
 	TAP(2, F_LOST, "every key added before a shutdown handed out after its last add");
 	TAP(3, F_KILL, "keys of SIGKILLed consumers and closed handles came back (%u kills, %llu keys)",
 	    tot.kills, (unsigned long long)tot.back);
-	TAP(4, F_PASS, "handles passed over unix sockets work in the receiver (%u)",
-	    tot.passed);
+	TAP(4, F_PASS, "handles passed to another process work there (%u by SCM_RIGHTS, %u by pidfd_getfd)",
+	    tot.passed_scm, tot.passed);
 	TAP(5, F_COUNT, "queue counters match what the clients counted (%u queues)",
 	    tot.queues);
 	TAP(6, F_END, "shutdowns, drains, discards and destroys as documented");
