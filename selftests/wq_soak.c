@@ -131,6 +131,7 @@ struct qcount {
 	_Atomic uint64_t shut;		/* -ESHUTDOWN */
 	_Atomic uint64_t dquot;		/* -EDQUOT (uid 1000's queues) */
 	_Atomic uint64_t timedout;	/* add_wait -ETIMEDOUT */
+	_Atomic uint64_t intr;		/* -EINTR (SIGUSR1) */
 	_Atomic uint64_t back;		/* keys put back by a closing handle */
 	_Atomic uint64_t batches;	/* batch calls */
 };
@@ -154,6 +155,8 @@ struct worker {
 	_Atomic int state;
 	pid_t pid;
 	_Atomic int64_t asleep;	/* in a get that waits since (ms), or 0 */
+	_Atomic int64_t adding;	/* in an add_wait since (ms), or 0 */
+	_Atomic int adding_q;	/* on that queue */
 };
 
 struct round {
@@ -457,6 +460,21 @@ static int add_ok(struct squeue *q, int r, const char *what)
 	}
 	fail(F_RESULT, "%s %s: %s", what, q->name, err_name(r));
 	return 0;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* SIGUSR1 (from the parent) interrupts calls that wait: -EINTR. */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART */
+	sigaction(SIGUSR1, &sa, NULL);
 }
 
 /* The parent's handles are not the children's business. */
@@ -790,10 +808,15 @@ static void produce_one(int fd, int qi, struct pbuf *b)
 			fail(F_RESULT, "add_batch %s: returned %d, %d keys added",
 			     q->name, r, ok);
 	} else if (op < 92) {
+		atomic_store(&sh->rd.w[self_id].adding_q, qi);
+		atomic_store(&sh->rd.w[self_id].adding, now_ms());
 		s = tick();
-		r = wq_add_wait(fd, key, len, 1 + (int)rn(20));
+		r = wq_add_wait(fd, key, len, sh->rd.patient ? -1 : 1 + (int)rn(20));
+		atomic_store(&sh->rd.w[self_id].adding, 0);
 		call();
-		if (r == -ETIMEDOUT) {
+		if (r == -EINTR) {
+			atomic_fetch_add(&q->c.intr, 1);
+		} else if (r == -ETIMEDOUT) {
 			atomic_fetch_add(&q->c.timedout, 1);
 			if (!q->max_items)
 				fail(F_RESULT, "add_wait %s: -ETIMEDOUT without a small max_items",
@@ -818,6 +841,7 @@ static int producer_main(struct child *c)
 	if (!b)
 		return 2;
 	open_all(fds, chance(50) ? O_WRONLY : O_RDWR, c->uid);
+	catch_signals();
 	ready(c);
 	wait_go();
 	while (!atomic_load(&sh->rd.stop)) {
@@ -978,6 +1002,10 @@ static int consume_one(struct cctx *x, int qi, struct cbuf *b)
 	call();
 	if (r == -EAGAIN || r == -ETIMEDOUT || (probe && r == -EMSGSIZE))
 		return 0;
+	if (r == -EINTR) {
+		atomic_fetch_add(&q->c.intr, 1);
+		return 0;
+	}
 	if (r == -ESHUTDOWN) {
 		if (!atomic_load(&q->ending))
 			fail(F_RESULT, "get %s: -ESHUTDOWN before the shutdown", q->name);
@@ -1054,6 +1082,7 @@ static int consumer_main(struct child *c)
 	if (c->uid && drop_to(c->uid))
 		return 3;
 	open_all(fds, rdwr ? O_RDWR : O_RDONLY, c->uid);
+	catch_signals();
 	ready(c);
 	wait_go();
 	for (i = 0; i < c->nthreads; i++) {
@@ -1549,7 +1578,7 @@ struct totals {
 	unsigned int ends[END_NR], cancelled, early, blocked[BLOCK_NR];
 	uint64_t gets, dones, adds, afters, rls, delayed, refused, shut;
 	uint64_t back, batches, discarded, dropped_delayed, dquot;
-	uint64_t excused, timedout;
+	uint64_t excused, timedout, intr, signals;
 };
 
 static struct totals tot;
@@ -2057,6 +2086,7 @@ static void add_totals(const struct qcount *c)
 	tot.batches += atomic_load(&c->batches);
 	tot.dquot += atomic_load(&c->dquot);
 	tot.timedout += atomic_load(&c->timedout);
+	tot.intr += atomic_load(&c->intr);
 }
 
 /* Sleeps until ms after t0, returning early at the round's end. */
@@ -2070,6 +2100,9 @@ static struct {
 	uint64_t gets[MAXQ];
 	int64_t since[MAXQ];
 	int reported[MAXQ];
+	int64_t adding[MAXW], room_since[MAXW];
+	int wreported[MAXW];
+	pid_t sig[2];		/* processes interrupted with SIGUSR1 */
 } mon;
 
 static void monitor(void)
@@ -2102,6 +2135,34 @@ static void monitor(void)
 					w, (long long)(now - a));
 		}
 	}
+	/* room all along, and a producer asleep in add_wait all along */
+	for (w = 1; w < MAXW; w++) {
+		int64_t a = atomic_load(&sh->rd.w[w].adding);
+		int room;
+
+		qi = atomic_load(&sh->rd.w[w].adding_q);
+		if (!a || mon.wreported[w] || qi < 0 || qi >= sh->rd.nq) {
+			mon.room_since[w] = 0;
+			continue;
+		}
+		room = !wq_stat(pfd[qi], &st) && st.keys < st.max_items &&
+		       !st.shutting_down;
+		if (!room || mon.adding[w] != a || !mon.room_since[w]) {
+			mon.adding[w] = a;
+			mon.room_since[w] = room ? now : 0;
+			continue;
+		}
+		if (now - mon.room_since[w] < STALL_MS)
+			continue;
+		mon.wreported[w] = 1;
+		fail(F_HANG, "%s: worker %d asleep in add_wait for %lld ms, room (%u of %u keys held) for %lld ms",
+		     sh->rd.q[qi].name, w, (long long)(now - a), st.keys,
+		     st.max_items, (long long)(now - mon.room_since[w]));
+	}
+	/* interrupt some waits */
+	for (w = 0; w < 2; w++)
+		if (mon.sig[w] > 0 && chance(30) && !kill(mon.sig[w], SIGUSR1))
+			tot.signals++;
 }
 
 /* Sleeps until ms after t0, watching the queues. */
@@ -2222,6 +2283,8 @@ static void run_round(int duration_ms)
 		fprintf(stderr, "wq_soak: fork: %s\n", strerror(-r));
 		exit(1);
 	}
+	mon.sig[0] = ch[C_PROD0].pid;
+	mon.sig[1] = ch[C_CONS1].pid;
 	for (k = 0; k < C_NR; k++) {
 		if (!ch[k].pid)
 			continue;
@@ -2276,6 +2339,7 @@ static void run_round(int duration_ms)
 	until(t0, duration_ms);
 	for (qi = 0; qi < rd->nq; qi++)
 		end_one(qi, &discard_ret[qi]);
+	mon.sig[0] = mon.sig[1] = 0;
 	atomic_store(&rd->stop, 1);
 	reap(&ch[C_PROD0], 30000);
 	reap(&ch[C_PROD1], 30000);
@@ -2432,6 +2496,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)tot.afters, (unsigned long long)tot.rls,
 	       (unsigned long long)tot.delayed, (unsigned long long)tot.gets,
 	       (unsigned long long)tot.dones, (unsigned long long)tot.batches);
+	printf("# interrupted: %llu SIGUSR1 sent, %llu calls returned -EINTR\n",
+	       (unsigned long long)tot.signals, (unsigned long long)tot.intr);
 	printf("# refused: %llu -EAGAIN (max_items), %llu add_wait -ETIMEDOUT, %llu -ESHUTDOWN after a shutdown, %llu -EDQUOT on uid %d's queues\n",
 	       (unsigned long long)tot.refused, (unsigned long long)tot.timedout,
 	       (unsigned long long)tot.shut, (unsigned long long)tot.dquot,
