@@ -92,7 +92,7 @@
 enum wstate { W_FREE, W_ALIVE, W_KILLED, W_REAPED, W_EXITED };
 enum qend { END_DRAIN, END_SHUTDOWN, END_DISCARD, END_CANCEL, END_NR };
 static const char *const end_name[END_NR] = {
-	"drain", "shutdown", "discard", "drain cut by shutdown",
+	"drain", "shutdown", "discard", "drain cut short",
 };
 
 enum fcat {
@@ -115,6 +115,7 @@ static const char *const limiters[] = {
 struct keyrec {
 	_Atomic uint32_t holder;	/* worker id, HOLDER_NONE or _BACK */
 	_Atomic uint32_t excused;	/* done or put back after a discard */
+	_Atomic uint32_t detached;	/* a killed holder's detached key */
 	_Atomic uint64_t last_add;	/* seq << 1 | delayed, of the last add */
 	_Atomic uint64_t last_get;	/* seq after the last hand-out */
 };
@@ -132,6 +133,7 @@ struct qcount {
 	_Atomic uint64_t dquot;		/* -EDQUOT (uid 1000's queues) */
 	_Atomic uint64_t timedout;	/* add_wait -ETIMEDOUT */
 	_Atomic uint64_t intr;		/* -EINTR (SIGUSR1) */
+	_Atomic uint64_t cross;		/* dones by another handle */
 	_Atomic uint64_t back;		/* keys put back by a closing handle */
 	_Atomic uint64_t batches;	/* batch calls */
 };
@@ -398,7 +400,7 @@ static void take(struct squeue *q, unsigned int i)
 			continue;
 		if (cur < MAXW && cur != HOLDER_NONE) {
 			st = atomic_load(&sh->rd.w[cur].state);
-			if (st == W_REAPED)
+			if (st == W_REAPED && !atomic_load(&k->detached))
 				continue;
 			/* killed: its release ran before it can be reaped */
 			if (st == W_KILLED && waited++ < 20000) {
@@ -862,6 +864,8 @@ static int producer_main(struct child *c)
 struct cctx {
 	struct child *c;
 	int *fds;
+	int alt[MAXQ];		/* a second handle of its own per queue */
+	int oflags;
 	int rdwr;
 	uint32_t id;
 	int ret;
@@ -974,7 +978,8 @@ static void readd(int fd, struct squeue *q, struct cbuf *b, unsigned int j)
 static int consume_one(struct cctx *x, int qi, struct cbuf *b)
 {
 	struct squeue *q = &sh->rd.q[qi];
-	int fd = x->fds[qi], over = atomic_load(&sh->rd.over);
+	int over = atomic_load(&sh->rd.over), alt = x->alt[qi];
+	int fd = alt >= 0 && chance(15) ? alt : x->fds[qi];
 	int timeout = chance(25) ? 0 : sh->rd.patient ? -1 : 10 + (int)rn(60);
 	int probe = 0;
 	uint32_t op = rn(100);
@@ -1037,7 +1042,21 @@ static int consume_one(struct cctx *x, int qi, struct cbuf *b)
 				readd(fd, q, b, j);
 	if (chance(20))
 		usleep(rn(500));
+	/* any handle may end a key's processing */
+	if (alt >= 0 && chance(25)) {
+		fd = fd == alt ? x->fds[qi] : alt;
+		atomic_fetch_add(&q->c.cross, n);
+	}
 	finish(fd, q, b, n);
+	/* its second handle goes (holding nothing) and comes again */
+	if (alt >= 0 && chance(3)) {
+		wq_close(alt);
+		x->alt[qi] = wq_open_flags(q->name, x->oflags);
+		call();
+		if (x->alt[qi] < 0 && !(x->alt[qi] == -ENOENT && q->destroy_early))
+			fail(F_RESULT, "open %s again: %s", q->name,
+			     err_name(x->alt[qi]));
+	}
 	return 1;
 }
 
@@ -1069,6 +1088,9 @@ static void *consumer_thread(void *arg)
 			left--;
 		}
 	}
+	for (qi = 0; qi < sh->rd.nq; qi++)
+		if (x->alt[qi] >= 0)
+			wq_close(x->alt[qi]);
 	free(b);
 	return NULL;
 }
@@ -1077,11 +1099,22 @@ static int consumer_main(struct child *c)
 {
 	struct cctx x[2];
 	pthread_t t;
-	int fds[MAXQ], rdwr = !c->uid, i;
+	int fds[MAXQ], rdwr = !c->uid, i, qi;
 
 	if (c->uid && drop_to(c->uid))
 		return 3;
 	open_all(fds, rdwr ? O_RDWR : O_RDONLY, c->uid);
+	for (i = 0; i < c->nthreads; i++) {
+		x[i].oflags = rdwr ? O_RDWR : O_RDONLY;
+		for (qi = 0; qi < MAXQ; qi++) {
+			x[i].alt[qi] = -1;
+			if (qi < sh->rd.nq && fds[qi] >= 0) {
+				x[i].alt[qi] = wq_open_flags(sh->rd.q[qi].name,
+							     x[i].oflags);
+				call();
+			}
+		}
+	}
 	catch_signals();
 	ready(c);
 	wait_go();
@@ -1105,10 +1138,10 @@ static int consumer_main(struct child *c)
 static int victim_main(struct child *c)
 {
 	struct squeue *q = &sh->rd.q[c->qi];
-	uint32_t go, held = 0;
+	uint32_t go, held = 0, det = 0;
+	int fd, idle, detached;
 	struct cbuf *b;
 	ssize_t r;
-	int fd, idle;
 
 	fd = wq_open(q->name);	/* an open file of its own */
 	call();
@@ -1128,12 +1161,24 @@ static int victim_main(struct child *c)
 	b = malloc(sizeof(*b));	/* never freed: the process is killed */
 	if (!b)
 		return 2;
-	r = wq_get_batch(fd, b->buf, BATCH_BUF, b->iov, 1 + rn(8), 500);
+	/* some keys detached: they stay processing when it dies */
+	detached = chance(30);
+	if (detached)
+		r = wq_get_batch_detached(fd, b->buf, BATCH_BUF, b->iov,
+					  1 + rn(4), 500);
+	else
+		r = wq_get_batch(fd, b->buf, BATCH_BUF, b->iov, 1 + rn(8), 500);
 	call();
 	if (r > 0) {
 		atomic_fetch_add(&q->c.batches, 1);
 		took(q, c->qi, b, (unsigned int)r);
-		held = (uint32_t)r;
+		for (ssize_t i = 0; detached && i < r; i++)
+			if (b->idx[i] >= 0)
+				atomic_store(&q->key[b->idx[i]].detached, 1);
+		if (detached)
+			det = (uint32_t)r;
+		else
+			held = (uint32_t)r;
 	} else if (r != -ETIMEDOUT) {
 		fail(F_KILL, "victim: get_batch %s: %s", q->name, err_name((int)r));
 	}
@@ -1145,7 +1190,7 @@ static int victim_main(struct child *c)
 		took(q, c->qi, b, 1);
 		held++;
 	}
-	send_u32(c->from[1], held);
+	send_u32(c->from[1], held | det << 16);
 	/* killed in a call that waits, on the idle queue */
 	if (c->block == BLOCK_GET)
 		r = wq_get(idle, b->buf, WQ_KEY_MAX, -1);
@@ -1576,9 +1621,10 @@ struct totals {
 	unsigned int rounds, queues, unpriv_queues, kills, destroys, patient;
 	unsigned int passed, passed_scm;	/* pidfd_getfd, SCM_RIGHTS */
 	unsigned int ends[END_NR], cancelled, early, blocked[BLOCK_NR];
+	unsigned int cut_discard, reused, detached;
 	uint64_t gets, dones, adds, afters, rls, delayed, refused, shut;
 	uint64_t back, batches, discarded, dropped_delayed, dquot;
-	uint64_t excused, timedout, intr, signals;
+	uint64_t excused, timedout, intr, signals, cross;
 };
 
 static struct totals tot;
@@ -1749,7 +1795,8 @@ static int sleeping(pid_t pid)
 static void kill_victim(struct child *v)
 {
 	struct squeue *q = &sh->rd.q[v->qi];
-	uint32_t held = 0, cur, marked = 0;
+	uint32_t held = 0, cur, marked = 0, det, done = 0;
+	char key[WQ_KEY_MAX];
 	unsigned int i;
 	int status;
 
@@ -1758,6 +1805,8 @@ static void kill_victim(struct child *v)
 		fail(F_KILL, "victim on %s did not report its keys", q->name);
 		held = 0;
 	}
+	det = held >> 16;
+	held &= 0xffff;
 	/* asleep in its call (a drain: seen draining) */
 	for (i = 0; i < 2000; i++) {
 		struct wq_stats st;
@@ -1781,13 +1830,38 @@ static void kill_victim(struct child *v)
 	close_child_pipes(v);
 	atomic_store(&sh->rd.w[v->id].state, W_REAPED);
 	for (i = 0; i < q->nkeys; i++) {
+		struct keyrec *k = &q->key[i];
+		int r;
+
 		cur = v->id;
-		if (atomic_compare_exchange_strong(&q->key[i].holder, &cur,
-						   HOLDER_BACK))
-			marked++;
+		if (!atomic_load(&k->detached)) {
+			if (atomic_compare_exchange_strong(&k->holder, &cur,
+							   HOLDER_BACK))
+				marked++;
+			continue;
+		}
+		/* detached: still processing, until some handle's done */
+		if (!atomic_compare_exchange_strong(&k->holder, &cur, PARENT_ID)) {
+			fail(F_KILL, "%s key %u: detached by a killed consumer, now held by %u",
+			     q->name, i, cur);
+			continue;
+		}
+		atomic_store(&k->detached, 0);
+		release(q, i);
+		r = wq_done(pfd[v->qi], key, make_key(key, (unsigned int)v->qi, i));
+		call();
+		if (r)
+			fail(F_KILL, "done %s of a key a killed consumer got detached: %s",
+			     q->name, err_name(r));
+		else
+			atomic_fetch_add(&q->c.dones, 1);
+		after_done(q, i);
+		done++;
 	}
-	if (marked > held)
-		fail(F_KILL, "victim held %u keys, %u marked", held, marked);
+	if (marked > held || done != det)
+		fail(F_KILL, "victim held %u keys (%u marked), %u detached (%u done)",
+		     held, marked, det, done);
+	tot.detached += det;
 	atomic_fetch_add(&q->c.back, held);
 	tot.kills++;
 	tot.blocked[v->block]++;
@@ -1814,7 +1888,7 @@ static int drainer_main(struct child *c)
 	return 0;
 }
 
-static void end_cancel(int qi)
+static void end_cancel(int qi, int64_t *discard_ret)
 {
 	struct squeue *q = &sh->rd.q[qi];
 	struct child d;
@@ -1832,10 +1906,22 @@ static void end_cancel(int qi)
 	if (recv_u32(d.from[0], &v, 20000))
 		fail(F_END, "drainer of %s not ready", q->name);
 	sleep_ms(5 + (int)rn(20));
-	r = wq_shutdown(pfd[qi]);
-	call();
-	if (r)
-		fail(F_END, "shutdown %s under a drain: %s", q->name, err_name(r));
+	if (chance(50)) {
+		r = wq_shutdown(pfd[qi]);
+		call();
+		if (r)
+			fail(F_END, "shutdown %s under a drain: %s", q->name,
+			     err_name(r));
+	} else {
+		atomic_store(&q->discarding, 1);
+		r = wq_shutdown_discard(pfd[qi]);
+		call();
+		if (r < 0)
+			fail(F_END, "shutdown_discard %s under a drain: %s",
+			     q->name, err_name(r));
+		*discard_ret = r < 0 ? 0 : r;
+		tot.cut_discard++;
+	}
 	if (recv_u32(d.from[0], &res, 70000)) {
 		fail(F_END, "drain of %s did not return after a shutdown", q->name);
 	} else {
@@ -1857,7 +1943,7 @@ static void end_one(int qi, int64_t *discard_ret)
 	*discard_ret = -1;
 	atomic_store(&q->ending, 1);
 	if (q->end == END_CANCEL) {
-		end_cancel(qi);
+		end_cancel(qi, discard_ret);
 	} else if (q->end == END_DRAIN) {
 		r = wq_shutdown_with_drain(pfd[qi], 60000);
 		call();
@@ -1974,7 +2060,7 @@ static void check_queue(int qi, int64_t discard_ret)
 			back++;
 		if (!(la && (la >> 1) > lg) && h != HOLDER_BACK)
 			continue;
-		if (q->end == END_DISCARD) {
+		if (discard_ret >= 0) {
 			if (atomic_load(&k->excused))
 				excused++;
 			else
@@ -1990,9 +2076,10 @@ static void check_queue(int qi, int64_t discard_ret)
 			     (unsigned long long)lg);
 		}
 	}
-	if (q->end == END_DISCARD && lost > discard_ret)
-		fail(F_LOST, "%s: %u keys never handed out after their last add, the discard dropped %lld",
-		     q->name, lost, (long long)discard_ret);
+	/* (a drain before a discard may have dropped waiting keys too) */
+	if (discard_ret >= 0 && lost > m.discarded_total)
+		fail(F_LOST, "%s: %u keys never handed out after their last add, %llu dropped",
+		     q->name, lost, (unsigned long long)m.discarded_total);
 	if (delayed > m.discarded_total)
 		fail(F_LOST, "%s: %u keys last added with a delay never handed out, %llu dropped",
 		     q->name, delayed, (unsigned long long)m.discarded_total);
@@ -2016,8 +2103,13 @@ static void check_queue(int qi, int64_t discard_ret)
 	EXPECT_EQ("refused", m.refused_total, atomic_load(&c->refused));
 	EXPECT_EQ("requeued on close", m.requeued_on_close_total,
 		  atomic_load(&c->back));
-	if (q->end == END_DISCARD) {
-		EXPECT_EQ("discarded", m.discarded_total, discard_ret);
+	if (discard_ret >= 0) {
+		if (q->end == END_DISCARD)
+			EXPECT_EQ("discarded", m.discarded_total, discard_ret);
+		else if (m.discarded_total < (uint64_t)discard_ret)
+			fail(F_COUNT, "%s: discarded_total %llu, the discard dropped %lld",
+			     q->name, (unsigned long long)m.discarded_total,
+			     (long long)discard_ret);
 		if (m.adds_total + m.requeued_on_close_total < gets)
 			fail(F_COUNT, "%s: adds %llu + put back %llu < gets %llu",
 			     q->name, (unsigned long long)m.adds_total,
@@ -2087,6 +2179,7 @@ static void add_totals(const struct qcount *c)
 	tot.dquot += atomic_load(&c->dquot);
 	tot.timedout += atomic_load(&c->timedout);
 	tot.intr += atomic_load(&c->intr);
+	tot.cross += atomic_load(&c->cross);
 }
 
 /* Sleeps until ms after t0, returning early at the round's end. */
@@ -2221,6 +2314,41 @@ static void check_items(void)
 	}
 	fail(F_MEM, "wq_item: %ld objects in use after the round, %ld at the start",
 	     n, items0);
+}
+
+/*
+ * A queue destroyed but still open: its name makes a new queue, which is
+ * another one (the old handles stay on the old queue).
+ */
+static void reuse_name(struct squeue *q)
+{
+	struct wq_stats st = { .queued = 0 };
+	int fd, fd2, r;
+
+	fd = wq_create(q->name, NULL);
+	call();
+	if (fd < 0) {
+		fail(F_END, "create %s again after its destroy: %s", q->name,
+		     err_name(fd));
+		return;
+	}
+	r = wq_add(fd, "reused", 6);
+	call();
+	fd2 = wq_open(q->name);
+	call();
+	if (r || fd2 < 0 || wq_stat(fd2, &st) || st.queued != 1 || st.unlinked ||
+	    st.handles != 2)
+		fail(F_END, "%s created again: add %s, open %s, queued %u handles %u unlinked %d",
+		     q->name, err_name(r), err_name(fd2), st.queued, st.handles,
+		     st.unlinked);
+	r = wq_destroy(q->name);
+	call();
+	if (r)
+		fail(F_END, "destroy %s again: %s", q->name, err_name(r));
+	if (fd2 >= 0)
+		wq_close(fd2);
+	wq_close(fd);
+	tot.reused++;
 }
 
 /* The round's children, by role. */
@@ -2372,6 +2500,8 @@ static void run_round(int duration_ms)
 			fail(F_END, "stat %s after its destroy: %s, unlinked %d",
 			     rd->q[qi].name, err_name(r), r ? -1 : st.unlinked);
 		tot.early++;
+		if (chance(50))
+			reuse_name(&rd->q[qi]);
 	}
 	reap(&ch[C_PASS], 30000);
 	if (recv_u32(ch[C_RECV].from[0], &v, 60000))
@@ -2553,15 +2683,17 @@ int main(int argc, char **argv)
 	       (unsigned long long)tot.refused, (unsigned long long)tot.timedout,
 	       (unsigned long long)tot.shut, (unsigned long long)tot.dquot,
 	       UID_OWNER);
-	printf("# kills: %u consumers SIGKILLed holding keys (%u in get, %u in add_wait, %u in shutdown_with_drain, %u in pause), %llu keys put back by closing handles; handles passed: %u over unix sockets, %u with pidfd_getfd\n",
+	printf("# kills: %u consumers SIGKILLed holding keys (%u in get, %u in add_wait, %u in shutdown_with_drain, %u in pause), %llu keys put back by closing handles, %u detached keys done by another handle after the kill\n",
 	       tot.kills, tot.blocked[BLOCK_GET], tot.blocked[BLOCK_ADD],
 	       tot.blocked[BLOCK_DRAIN], tot.blocked[BLOCK_NONE],
-	       (unsigned long long)tot.back, tot.passed_scm, tot.passed);
-	printf("# ends: %u drains, %u shutdowns, %u discards (%llu keys dropped, %llu more excused), %u drains cut by a shutdown (%u -ECANCELED); %u destroys; %llu delayed keys dropped by shutdowns\n",
+	       (unsigned long long)tot.back, tot.detached);
+	printf("# handles: %u passed over unix sockets, %u with pidfd_getfd; %llu keys done by another handle than the one that got them\n",
+	       tot.passed_scm, tot.passed, (unsigned long long)tot.cross);
+	printf("# ends: %u drains, %u shutdowns, %u discards, %u drains cut by a shutdown or (%u) a discard (%u -ECANCELED); %llu keys dropped by discards (%llu more excused), %llu delayed keys by shutdowns; %u destroys (%u names created again while the old queue was open)\n",
 	       tot.ends[END_DRAIN], tot.ends[END_SHUTDOWN], tot.ends[END_DISCARD],
+	       tot.ends[END_CANCEL], tot.cut_discard, tot.cancelled,
 	       (unsigned long long)tot.discarded, (unsigned long long)tot.excused,
-	       tot.ends[END_CANCEL], tot.cancelled, tot.destroys,
-	       (unsigned long long)tot.dropped_delayed);
+	       (unsigned long long)tot.dropped_delayed, tot.destroys, tot.reused);
 	printf("# quotas: %llu -EDQUOT hits by uids %d and %d (%llu keys added before the key budget ran out)\n",
 	       (unsigned long long)atomic_load(&sh->edquot), UID_QUOTA, UID_QUOTA + 1,
 	       (unsigned long long)atomic_load(&sh->quota_keys));
