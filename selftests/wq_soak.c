@@ -4,29 +4,43 @@
  *
  *	wq_soak [-t SECONDS] [-s SEED] [-r ROUNDS] [-v]
  *
- * Runs rounds of 2 to 10 s each for SECONDS (default 600) or ROUNDS. A
- * round creates one to three named queues (some by uid 1000 in a forked
- * child, with mode bits; a limiter, a key space and sometimes a small
+ * Runs rounds of 2 to 10 s each for SECONDS (default 600), or ROUNDS
+ * rounds. A round creates one to three named queues (some by uid 1000 in
+ * a forked child; a mode, a limiter, 8 to 2048 keys, sometimes a small
  * max_items each) and runs on them at once:
- * - producers (processes, one sometimes as uid 1000 with write-only
- *   handles): add, add_after (0 to 20 ms, a few 300 ms), add_rate_limited,
- *   forget, num_requeues, add_batch, add_wait, len, stat, metrics;
+ * - producers (processes; one sometimes as uid 1000, whose handles the
+ *   modes allow or refuse): add, add_after (0 to 20 ms, a few 300 ms),
+ *   add_rate_limited, forget, num_requeues, add_batch, add_wait, len,
+ *   stat, metrics;
  * - consumers (a process of two threads sharing handles, a process of
- *   one, sometimes one more as uid 1000 with read-only handles): get,
+ *   one, sometimes a third as uid 1000 with read-only handles): get,
  *   get_batch, detached gets, a get into a too small buffer, done,
- *   done_batch, and re-adds while processing (dirty keys);
- * - victims: consumers that take a few keys and are SIGKILLed holding
- *   them (their handles' release puts the keys back);
- * - a handle passed over a unix socket (SCM_RIGHTS): its sender took a
- *   key and exited, the receiver finishes that key, works with the
+ *   done_batch, re-adds while processing (dirty keys), gets and dones
+ *   through a second handle of their own (a key done by another handle
+ *   than the one that got it), that handle closed and opened again;
+ * - SIGUSR1 interrupting a producer's and a consumer's waits (-EINTR);
+ * - victims: consumers that take a few keys (some detached) and are
+ *   SIGKILLed holding them, asleep in get, add_wait or
+ *   shutdown_with_drain on the round's idle queue (full and empty) or in
+ *   pause(); the release of their handles puts the keys back, the
+ *   detached ones stay processing until the parent's done; the idle queue
+ *   is then destroyed and closed with armed delays and a processing key;
+ * - a handle passed to another process (SCM_RIGHTS over a unix socket,
+ *   or pidfd_getfd() where the kernel has no unix sockets): its sender
+ *   took a key and exited, the receiver ends that key, works with the
  *   handle, and closes it holding another key (put back);
- * - a user (uid 1001 or 1002) filling its queue budget and its key budget
- *   until -EDQUOT, checking that a refused add changes nothing and that
- *   its usage goes back to 0;
- * - the destroy of a queue in mid-round (its handles keep working);
+ * - a user (uid 1001 or 1002) filling its queue and key budgets until
+ *   -EDQUOT, checking that a refused add of any kind changes nothing, that
+ *   a done gives room back, and that its usage goes back to 0;
+ * - the destroy of a queue in mid-round (its handles keep working), and
+ *   sometimes a new queue of the same name while the old one is open;
  * and ends each queue with one of: shutdown_with_drain while producers
- * and consumers run, shutdown, shutdown_discard, or a drain cut short
- * by another process's shutdown; then the queue is destroyed.
+ * and consumers run, shutdown, shutdown_discard, or a drain in another
+ * process cut short by a shutdown or a discard; then destroys it. A
+ * quarter of the rounds have one queue whose consumers (and add_wait
+ * producers) wait without a timeout, so a lost wake-up shows: a monitor
+ * fails a queue whose keys stay queued with no hand-out for 5 s, or a
+ * producer asleep in add_wait for 5 s while the queue had room.
  *
  * Book-keeping in shared memory, per key: who holds it (set with a
  * compare-and-swap at get, cleared before done: a failed swap is a key
@@ -36,16 +50,18 @@
  * it, and every key put back by a closing handle handed out again; the
  * exceptions are the documented drops, counted: keys whose last add was
  * delayed (a shutdown drops waiting keys: at most discarded_total of
- * them) and, after a discarding shutdown, at most as many keys as it
- * reported dropped (plus those whose done or release came after it, as
- * their dirty marks are dropped uncounted). The queue's counters must
- * match what its clients counted: gets, dones, retries, refusals for
- * capacity, keys put back on close, discards, adds.
+ * them) and, after a discarding shutdown, at most as many keys as were
+ * dropped (plus those whose done or release came after it, as their dirty
+ * marks are dropped uncounted). The queue's counters must match what its
+ * clients counted: gets, dones, retries, refusals for capacity, keys put
+ * back on close, discards; adds_total lies between the gets less the
+ * keys put back and the gets. After each round wq's record cache holds
+ * as many objects as at the start (/proc/slabinfo).
  *
  * Prints what it did and one TAP line per invariant; exit 0 if all held,
- * 1 otherwise. The seed (from the clock unless -s) is printed first.
- * Needs root (it switches users and sets the quota parameters, restored
- * at the end).
+ * 1 otherwise. The seed (from the clock unless -s) is printed first; a
+ * seed replays the same choices, not the same timing. Needs root (it
+ * switches users and sets the quota parameters, restored at the end).
  */
 #define _GNU_SOURCE
 #include <errno.h>
