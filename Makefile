@@ -5,6 +5,7 @@
 #   make demo          build, boot a Debian kernel under QEMU, show the queue
 #   make check         install what is missing, static gates, every test
 #   make bench         the performance figures of issue 14 (README "Performance")
+#   make soak          ten minutes of the soak test on the debug kernel (SOAK_SECONDS)
 #   make               module (for KDIR), libwq, wqctl, tests
 #   make KDIR=/lib/modules/$(uname -r)/build module    build for your kernel
 #
@@ -117,6 +118,21 @@ check-long: deps all
 	selftests/vm-run --kernel debug --mem 3072 --timeout 14400 --no-rmmod \
 		--add build/selftests:/t -- /t/fuzz.sh $(FUZZ_LONG_CALLS) 4 $(FUZZ_SEED)
 
+# soak: the soak test of issue 11 on the debug kernel (KASAN, UBSAN,
+# lockdep, kmemleak): SOAK_SECONDS (default 600) of rounds of queues with
+# producers, consumers, kills, passed handles, quota users, shutdowns,
+# drains, discards and destroys, every invariant checked (wq_soak.c); then
+# the kernel log, wq's slab caches back to their start, rmmod, kmemleak,
+# insmod and one more round (soak.sh). SOAK_SEED=N replays a seed (up to
+# timing). Not part of make check.
+SOAK_SECONDS ?= 600
+SOAK_SEED ?= 0
+soak: deps all
+	WQ_DEBUG_KDIR=$$(selftests/build-debug-kernel | grep '^/' | tail -n1) && \
+	export WQ_DEBUG_KDIR && \
+	selftests/vm-run --kernel debug --no-rmmod --timeout $$(($(SOAK_SECONDS) * 3 + 1200)) \
+		--add build/selftests:/t -- /t/soak.sh $(SOAK_SECONDS) $(SOAK_SEED)
+
 clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) -C userspace clean
@@ -125,4 +141,4 @@ clean:
 include mk/install.mk
 
 .PHONY: all module userspace selftests deps deps-quick static check check-quick demo clean \
-	bench bench-compare bench-irqsoff fuzz check-long install install-kmod install-user uninstall dkms-src
+	bench bench-compare bench-irqsoff fuzz check-long soak install install-kmod install-user uninstall dkms-src
