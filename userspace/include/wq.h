@@ -49,9 +49,18 @@ int wq_open(const char *name);
  * asked, as mq_open() does (CAP_IPC_OWNER overrides). A call the handle's
  * access does not allow fails with -EBADF; wq_len, wq_stat,
  * wq_shutting_down and wq_num_requeues work with either.
- * Returns the fd, or -ENOENT, -EACCES, -EINVAL (unknown flags).
+ * Returns the fd, or -ENOENT, -EACCES, -EINVAL (unknown flags), -ENOMEM.
  */
 int wq_open_flags(const char *name, int flags);
+/*
+ * wq_destroy: unlinks the name (handles open keep working until closed).
+ * Returns 0, or -ENOENT (no queue of that name in the caller's IPC
+ * namespace), -EACCES (not the owner, without CAP_IPC_OWNER).
+ *
+ * wq_create, wq_open, wq_open_flags, wq_destroy and wq_list open /dev/wq
+ * first, which can also fail: -ENOENT (the module is not loaded), -EACCES,
+ * -EMFILE, -ENFILE.
+ */
 int wq_destroy(const char *name);
 int wq_close(int fd);
 
@@ -62,6 +71,13 @@ ssize_t wq_get(int fd, void *buf, size_t cap, int timeout_ms);
 int wq_done(int fd, const void *key, size_t len);
 int wq_len(int fd);
 int wq_shutdown(int fd);
+/*
+ * wq_shutdown_with_drain: shuts down, then waits until nothing is queued,
+ * processing or waiting (timeout_ms < 0: no limit). Returns 0, or
+ * -ETIMEDOUT, -ECANCELED (another caller's wq_shutdown, or a discard),
+ * -EINTR (a signal handler ran; the call is not restarted, and the queue
+ * stays shut down: call it again to go on waiting), -EBADF.
+ */
 int wq_shutdown_with_drain(int fd, int timeout_ms);
 int wq_shutting_down(int fd);
 
@@ -273,7 +289,8 @@ struct wq_metrics {
  * retries_total counts every wq_add_after (also of 0 ns) and
  * wq_add_rate_limited that did not fail. A key a closing handle put back
  * counts its queue_duration from the put back.
- * Returns 0, or -EBADF (not a queue handle), -EFAULT (m NULL or unwritable).
+ * Returns 0, or -EBADF (not a queue handle), -EFAULT (m NULL or unwritable),
+ * -ENOMEM.
  */
 int wq_metrics(int fd, struct wq_metrics *m);
 
