@@ -36,6 +36,7 @@
  * /dev/wq copies on its stack) allocated by the ioctl itself.
  */
 #include "wq_test_util.h"
+#include "wq_test_files.h"
 #include "wq_test_ioctl.h"
 
 #define FAILSLAB	"/sys/kernel/debug/failslab/"
@@ -101,34 +102,6 @@ static int key_index(const char *buf, ssize_t len)
 #define DONE_I(fd, i)		wq_done(fd, keys[i], klen[i])
 #define AFTER_I(fd, i, d)	wq_add_after(fd, keys[i], klen[i], d)
 
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
-
-static int read_str(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 /* The lowest free file descriptor (an fd leaked by a failed call moves it). */
 static int lowest_fd(void)
 {
@@ -193,9 +166,9 @@ FIXTURE_SETUP(fnth)
 		char path[128];
 
 		snprintf(path, sizeof(path), FAILSLAB "%s", knob_names[i]);
-		ASSERT_EQ(0, read_str(path, self->saved[i],
+		ASSERT_EQ(0, wqt_read_file(path, self->saved[i],
 				      sizeof(self->saved[i]))) TH_LOG("%s", path);
-		ASSERT_EQ(0, write_str(path, knob_values[i])) TH_LOG("%s", path);
+		ASSERT_EQ(0, wqt_write_file(path, knob_values[i])) TH_LOG("%s", path);
 		self->knobs_set[i] = true;
 	}
 	self->nth_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
@@ -249,7 +222,7 @@ FIXTURE_TEARDOWN(fnth)
 		if (!self->knobs_set[i])
 			continue;
 		snprintf(path, sizeof(path), FAILSLAB "%s", knob_names[i]);
-		write_str(path, self->saved[i]);
+		wqt_write_file(path, self->saved[i]);
 	}
 }
 

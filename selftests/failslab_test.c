@@ -14,21 +14,10 @@
 #include <unistd.h>
 
 #include "wq_test_util.h"
+#include "wq_test_files.h"
 
 #define FAILSLAB "/sys/kernel/debug/failslab/"
 #define NKEYS 400
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
 
 /*
  * Faults on or off for this task only. The file is opened once, before any
@@ -70,20 +59,6 @@ static const char *const knobs[][2] = {
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
 static char saved[NKNOBS][32];	/* the values found, put back after */
 
-static void read_knob(size_t i)
-{
-	char path[128];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), FAILSLAB "%s", knobs[i][0]);
-	fd = open(path, O_RDONLY);
-	n = fd < 0 ? -1 : read(fd, saved[i], sizeof(saved[i]) - 1);
-	saved[i][n > 0 ? n : 0] = '\0';
-	if (fd >= 0)
-		close(fd);
-}
-
 FIXTURE_SETUP(fail)
 {
 	char path[128];
@@ -97,9 +72,10 @@ FIXTURE_SETUP(fail)
 	if (access(FAILSLAB "probability", W_OK))
 		SKIP(return, "no failslab in this kernel (the debug lane has it)");
 	for (i = 0; i < NKNOBS; i++) {
-		read_knob(i);
 		snprintf(path, sizeof(path), FAILSLAB "%s", knobs[i][0]);
-		ASSERT_EQ(0, write_file(path, knobs[i][1])) TH_LOG("%s", path);
+		if (wqt_read_file(path, saved[i], sizeof(saved[i])))
+			saved[i][0] = '\0';
+		ASSERT_EQ(0, wqt_write_file(path, knobs[i][1])) TH_LOG("%s", path);
 	}
 	make_it_fail = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, make_it_fail);
@@ -121,7 +97,7 @@ FIXTURE_TEARDOWN(fail)
 		if (!saved[k][0])
 			continue;
 		snprintf(path, sizeof(path), FAILSLAB "%s", knobs[k][0]);
-		write_file(path, saved[k]);
+		wqt_write_file(path, saved[k]);
 	}
 	if (self->fd >= 0) {
 		wq_close(self->fd);

@@ -18,36 +18,7 @@
 #include "wq_test_util.h"
 #include "wq_test_ioctl.h"
 #include "wq_test_users.h"
-
-/* A module parameter: read, and set (as root). */
-static unsigned long param_get(const char *name)
-{
-	char path[128], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/wq/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return strtoul(buf, NULL, 10);
-}
-
-static int param_set(const char *name, unsigned long v)
-{
-	char path[128];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/sys/module/wq/parameters/%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	ok = fprintf(f, "%lu\n", v) > 0;
-	return fclose(f) == 0 && ok ? 0 : -EIO;
-}
+#include "wq_test_files.h"
 
 /* The caller's usage, from WQ_IOC_MODULE_INFO. */
 static int usage(uint32_t *queues, uint64_t *bytes)
@@ -70,9 +41,9 @@ FIXTURE_SETUP(quota)
 		SKIP(return, "/dev/wq missing (module not loaded)");
 	if (geteuid() != 0)
 		SKIP(return, "needs root to set the quotas and change uid");
-	self->max_queues = param_get("user_max_queues");
-	self->max_bytes = param_get("user_max_key_bytes");
-	self->global_max = param_get("max_queues");
+	self->max_queues = wqt_param_get("user_max_queues");
+	self->max_bytes = wqt_param_get("user_max_key_bytes");
+	self->global_max = wqt_param_get("max_queues");
 	ASSERT_NE(0, self->max_queues);
 	ASSERT_NE(0, self->max_bytes);
 }
@@ -81,11 +52,11 @@ FIXTURE_TEARDOWN(quota)
 {
 	wqt_reap_all();
 	if (self->max_queues)
-		param_set("user_max_queues", self->max_queues);
+		wqt_param_set("user_max_queues", self->max_queues);
 	if (self->max_bytes)
-		param_set("user_max_key_bytes", self->max_bytes);
+		wqt_param_set("user_max_key_bytes", self->max_bytes);
 	if (self->global_max)
-		param_set("max_queues", self->global_max);
+		wqt_param_set("max_queues", self->global_max);
 }
 
 /* ---- queues ------------------------------------------------------------ */
@@ -153,7 +124,7 @@ static int queue_budget(void *arg)
 
 TEST_F(quota, queue_budget_and_release)
 {
-	ASSERT_EQ(0, param_set("user_max_queues", 3));
+	ASSERT_EQ(0, wqt_param_set("user_max_queues", 3));
 	EXPECT_EQ(0, as_user(UID_A, queue_budget, NULL));
 }
 
@@ -209,7 +180,7 @@ TEST_F(quota, budgets_are_per_user)
 	struct handshake h;
 	pid_t pid;
 
-	ASSERT_EQ(0, param_set("user_max_queues", 2));
+	ASSERT_EQ(0, wqt_param_set("user_max_queues", 2));
 	ASSERT_EQ(0, hs_init(&h));
 	pid = as_user_start(UID_A, fill_and_hold, &h);
 	ASSERT_GT(pid, 0);
@@ -228,7 +199,7 @@ TEST_F(quota, cap_sys_resource_bypasses)
 	uint64_t nb;
 	int fd[3], i;
 
-	ASSERT_EQ(0, param_set("user_max_queues", 1));
+	ASSERT_EQ(0, wqt_param_set("user_max_queues", 1));
 	ASSERT_EQ(0, usage(&nq0, &nb));
 	for (i = 0; i < 3; i++) {
 		qname(name, "cap", i);
@@ -323,7 +294,7 @@ static int key_budget(void *arg)
 
 TEST_F(quota, key_budget_and_release)
 {
-	ASSERT_EQ(0, param_set("user_max_key_bytes",
+	ASSERT_EQ(0, wqt_param_set("user_max_key_bytes",
 			       NKEYS * (KLEN + WQ_KEY_COST) + CHUNK));
 	EXPECT_EQ(0, as_user(UID_A, key_budget, NULL));
 }
@@ -385,7 +356,7 @@ TEST_F(quota, cap_bypass_is_the_adders)
 	mode_t old;
 	int fd, i;
 
-	ASSERT_EQ(0, param_set("user_max_key_bytes", KLEN + WQ_KEY_COST));
+	ASSERT_EQ(0, wqt_param_set("user_max_key_bytes", KLEN + WQ_KEY_COST));
 	qname(name, "capadd", 0);
 	old = umask(0);
 	fd = wq_create(name, &attr);
@@ -436,17 +407,6 @@ static int in_userns(void *p)
 	return 0;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int f = open(path, O_WRONLY), ok;
-
-	if (f < 0)
-		return -1;
-	ok = write(f, text, strlen(text)) == (ssize_t)strlen(text);
-	close(f);
-	return ok ? 0 : -1;
-}
-
 TEST_F(quota, user_namespaces_share_the_budget)
 {
 	char path[64], map[64];
@@ -457,15 +417,15 @@ TEST_F(quota, user_namespaces_share_the_budget)
 	ASSERT_EQ(0, hs_init(&h));
 	pid = as_user_start(UID_A, in_userns, &h);
 	ASSERT_GT(pid, 0);
-	ASSERT_EQ(0, param_set("user_max_queues", 2));
+	ASSERT_EQ(0, wqt_param_set("user_max_queues", 2));
 	close(h.up[1]);		/* a child that fails early ends the wait */
 	if (hs_recv(h.up[0]) == 0) {
 		/* ns uid 0 is kuid UID_SUB, not UID_A: as newuidmap maps */
 		snprintf(map, sizeof(map), "0 %d 1\n", UID_SUB);
 		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
-		EXPECT_EQ(0, write_file(path, map));
+		EXPECT_EQ(0, wqt_write_file(path, map));
 		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
-		EXPECT_EQ(0, write_file(path, map));
+		EXPECT_EQ(0, wqt_write_file(path, map));
 		EXPECT_EQ(0, hs_send(h.down[1]));
 	}
 	r = wqt_wait_child(pid, 60000);
@@ -507,9 +467,9 @@ TEST_F(quota, max_queues_refuses_users_only)
 {
 	int room = 3;
 
-	ASSERT_EQ(0, param_set("max_queues", wq_list(NULL, 0) + room));
+	ASSERT_EQ(0, wqt_param_set("max_queues", wq_list(NULL, 0) + room));
 	EXPECT_EQ(0, as_user(UID_A, fill_registry, &room));
-	ASSERT_EQ(0, param_set("max_queues", wq_list(NULL, 0)));
+	ASSERT_EQ(0, wqt_param_set("max_queues", wq_list(NULL, 0)));
 	EXPECT_EQ(0, create_destroy("admin"));
 }
 
@@ -586,7 +546,7 @@ TEST_F_TIMEOUT(quota, memory_cgroup_bounds_the_keys, 300)
 	snprintf(path, sizeof(path), "%s/memory.max", cg);
 	ASSERT_EQ(0, cg_write(path, "16M"));
 	/* the quota must not be what stops it */
-	ASSERT_EQ(0, param_set("user_max_key_bytes", 1UL << 30));
+	ASSERT_EQ(0, wqt_param_set("user_max_key_bytes", 1UL << 30));
 
 	ASSERT_EQ(0, hs_init(&h));
 	pid = as_user_start(UID_A, fill_memcg, &h);

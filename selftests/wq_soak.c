@@ -89,6 +89,7 @@
 
 #include "wq.h"
 #include "uapi/linux/wq.h"
+#include "wq_test_files.h"
 
 #define MAXQ		3	/* queues per round */
 #define MAXK		2048	/* keys per queue */
@@ -317,35 +318,6 @@ static int module_info(struct wq_module_info *mi)
 	r = ioctl(fd, WQ_IOC_MODULE_INFO, mi) < 0 ? -errno : 0;
 	close(fd);
 	return r;
-}
-
-static unsigned long param_get(const char *name)
-{
-	char path[128], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/wq/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	return strtoul(buf, NULL, 10);
-}
-
-static int param_set(const char *name, unsigned long v)
-{
-	char path[128];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/sys/module/wq/parameters/%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	ok = fprintf(f, "%lu\n", v) > 0;
-	return fclose(f) == 0 && ok ? 0 : -EIO;
 }
 
 /* ---- keys ---------------------------------------------------------- */
@@ -2587,9 +2559,9 @@ static unsigned long saved_queues, saved_bytes;
 static void restore_params(void)
 {
 	if (saved_queues)
-		param_set("user_max_queues", saved_queues);
+		wqt_param_set("user_max_queues", saved_queues);
 	if (saved_bytes)
-		param_set("user_max_key_bytes", saved_bytes);
+		wqt_param_set("user_max_key_bytes", saved_bytes);
 }
 
 static void usage(void)
@@ -2653,10 +2625,10 @@ int main(int argc, char **argv)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	umask(0);	/* the modes asked are the modes the queues get */
-	saved_queues = param_get("user_max_queues");
-	saved_bytes = param_get("user_max_key_bytes");
-	if (param_set("user_max_queues", QUOTA_QUEUES) ||
-	    param_set("user_max_key_bytes", QUOTA_BYTES)) {
+	saved_queues = wqt_param_get("user_max_queues");
+	saved_bytes = wqt_param_get("user_max_key_bytes");
+	if (wqt_param_set("user_max_queues", QUOTA_QUEUES) ||
+	    wqt_param_set("user_max_key_bytes", QUOTA_BYTES)) {
 		fprintf(stderr, "wq_soak: cannot set the quota parameters\n");
 		return 1;
 	}

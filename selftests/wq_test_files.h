@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wq selftests: small files of the kernel's (debugfs knobs, the module's
+ * parameters), read and written whole. No kselftest harness here: the
+ * helper programs (wq_soak) use it too.
+ */
+#ifndef WQ_TEST_FILES_H
+#define WQ_TEST_FILES_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Writes @val to @path in one write: 0, or -errno / -EIO. */
+static inline int wqt_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+}
+
+/* Reads @path's first line into @buf (NUL-terminated): 0, or -errno / -EIO. */
+static inline int wqt_read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* A module parameter of wq: its value (0 if unreadable), and set (root). */
+static inline unsigned long wqt_param_get(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), "/sys/module/wq/parameters/%s", name);
+	if (wqt_read_file(path, buf, sizeof(buf)))
+		return 0;
+	return strtoul(buf, NULL, 10);
+}
+
+static inline int wqt_param_set(const char *name, unsigned long v)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), "/sys/module/wq/parameters/%s", name);
+	snprintf(buf, sizeof(buf), "%lu\n", v);
+	return wqt_write_file(path, buf);
+}
+
+#endif /* WQ_TEST_FILES_H */
