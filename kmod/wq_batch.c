@@ -95,22 +95,84 @@ static bool wq_iov_len_ok(const struct wq_iov *iov)
 	return iov->len >= 1 && iov->len <= WQ_KEY_MAX;
 }
 
-/* The key of @iov as a record, or an ERR_PTR (-EINVAL, -ENOMEM, -EFAULT). */
-static struct kwq_item *wq_batch_record(const struct wq_iov *iov)
-{
-	struct kwq_item *item;
+/* Scratch space of one ADD_BATCH or DONE_BATCH chunk (off the stack). */
+struct wq_keys_chunk {
+	struct kwq_keyref refs[KWQ_BATCH];
+	unsigned int idx[KWQ_BATCH];
+	int res[KWQ_BATCH];
+};
 
-	if (!wq_iov_len_ok(iov))
-		return ERR_PTR(-EINVAL);
-	item = kwq_record_alloc(iov->len, WQ_GFP_KEYS);
-	if (!item)
-		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(item->key.data, u64_to_user_ptr(iov->base),
-			   iov->len)) {
-		kwq_record_free(item);
-		return ERR_PTR(-EFAULT);
+/*
+ * Read the next chunk of keys from @io.iov[*@i] on into @buf: KWQ_BATCH
+ * keys or WQ_BATCH_BUF bytes, hashed. A key with a bad length or memory
+ * gets its result (-EINVAL, -EFAULT) and is left out. Returns how many
+ * keys the chunk has (0 at the end); *@i moves past them.
+ */
+static unsigned int wq_keys_chunk_read(struct kwq *q, const struct wq_batch *b,
+				       struct wq_batch_io *io,
+				       unsigned int *i, struct wq_keys_chunk *c,
+				       u8 *buf)
+{
+	unsigned int n = 0;
+	size_t off = 0;
+
+	for (; *i < b->count && n < KWQ_BATCH; (*i)++) {
+		const struct wq_iov *v = &io->iov[*i];
+
+		if (!wq_iov_len_ok(v)) {
+			io->res[*i] = -EINVAL;
+			continue;
+		}
+		if (off + v->len > WQ_BATCH_BUF)
+			break;
+		if (copy_from_user(buf + off, u64_to_user_ptr(v->base),
+				   v->len)) {
+			io->res[*i] = -EFAULT;
+			continue;
+		}
+		c->refs[n].data = buf + off;
+		c->refs[n].len = v->len;
+		c->refs[n].hash = kwq_record_hash(q, buf + off, v->len);
+		c->idx[n++] = *i;
+		off += v->len;
 	}
-	return item;
+	return n;
+}
+
+/* ADD_BATCH and DONE_BATCH: each chunk of keys read, then added or done. */
+static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
+			  const struct wq_batch *b, bool add)
+{
+	unsigned int i = 0, j, n, ok = 0;
+	struct wq_keys_chunk *c;
+	struct wq_batch_io io;
+	long ret;
+	u8 *buf;
+
+	/* everything allocated before the results array is touched */
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	buf = kvmalloc(WQ_BATCH_BUF, GFP_KERNEL_ACCOUNT);
+	ret = -ENOMEM;
+	if (!c || !buf)
+		goto out;
+	ret = wq_batch_io_in(b, &io);
+	if (ret)
+		goto out;
+	/* a chunk has no key only at the end: a bad key takes no room */
+	while ((n = wq_keys_chunk_read(q, b, &io, &i, c, buf))) {
+		if (add)
+			ok += kwq_queue_add_many(q, c->refs, c->res, n,
+						 h->unlimited, WQ_GFP_KEYS);
+		else
+			ok += kwq_queue_done_many(q, c->refs, c->res, n);
+		for (j = 0; j < n; j++)
+			io.res[c->idx[j]] = c->res[j];
+	}
+	ret = wq_batch_io_out(b, &io, ok);
+out:
+	kvfree(buf);
+	kfree(c);
+	return ret;
 }
 
 /**
@@ -125,50 +187,8 @@ static struct kwq_item *wq_batch_record(const struct wq_iov *iov)
 long wq_ioc_add_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		      void __user *uarg)
 {
-	struct wq_batch *b = arg;
-	unsigned int i, n, ok = 0;
-	struct kwq_item **items;
-	struct wq_batch_io io;
-	int ret;
-
-	items = kmalloc_array(KWQ_BATCH, sizeof(*items), GFP_KERNEL);
-	if (!items)
-		return -ENOMEM;
-	ret = wq_batch_io_in(b, &io);
-	if (ret)
-		goto out;
-	for (i = 0; i < b->count; i += n) {
-		size_t bytes = 0;
-
-		/* a chunk: KWQ_BATCH keys, WQ_BATCH_BUF bytes compared */
-		for (n = 0; n < KWQ_BATCH && i + n < b->count; n++) {
-			const struct wq_iov *v = &io.iov[i + n];
-
-			if (n && wq_iov_len_ok(v) && bytes + v->len > WQ_BATCH_BUF)
-				break;
-			items[n] = wq_batch_record(v);
-			if (IS_ERR(items[n])) {
-				io.res[i + n] = PTR_ERR(items[n]);
-				items[n] = NULL;
-				continue;
-			}
-			bytes += v->len;
-		}
-		ok += kwq_queue_add_many(q, items, io.res + i, n, h->unlimited,
-					 WQ_GFP_KEYS);
-	}
-	ret = wq_batch_io_out(b, &io, ok);
-out:
-	kfree(items);
-	return ret;
+	return wq_batch_keys(h, q, arg, true);
 }
-
-/* Scratch space of one DONE_BATCH chunk (off the stack). */
-struct wq_done_chunk {
-	struct kwq_keyref refs[KWQ_BATCH];
-	unsigned int idx[KWQ_BATCH];
-	int res[KWQ_BATCH];
-};
 
 /**
  * wq_ioc_done_batch() - WQ_IOC_DONE_BATCH: Done of each key, in order
@@ -183,58 +203,7 @@ struct wq_done_chunk {
 long wq_ioc_done_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		       void __user *uarg)
 {
-	struct wq_batch *b = arg;
-	unsigned int i = 0, ok = 0;
-	struct wq_done_chunk *c;
-	struct wq_batch_io io;
-	long ret;
-	u8 *buf;
-
-	/* everything allocated before the results array is touched */
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
-	buf = kvmalloc(WQ_BATCH_BUF, GFP_KERNEL_ACCOUNT);
-	ret = -ENOMEM;
-	if (!c || !buf)
-		goto out;
-	ret = wq_batch_io_in(b, &io);
-	if (ret)
-		goto out;
-	while (i < b->count) {
-		unsigned int j, n = 0;
-		size_t off = 0;
-
-		/* a chunk: the next keys that fit, their bad ones skipped */
-		for (; i < b->count && n < KWQ_BATCH; i++) {
-			const struct wq_iov *v = &io.iov[i];
-
-			if (!wq_iov_len_ok(v)) {
-				io.res[i] = -EINVAL;
-				continue;
-			}
-			if (off + v->len > WQ_BATCH_BUF)
-				break;
-			if (copy_from_user(buf + off, u64_to_user_ptr(v->base),
-					   v->len)) {
-				io.res[i] = -EFAULT;
-				continue;
-			}
-			c->refs[n].data = buf + off;
-			c->refs[n].len = v->len;
-			c->refs[n].hash = kwq_record_hash(q, buf + off, v->len);
-			c->idx[n++] = i;
-			off += v->len;
-		}
-		if (!n)
-			continue;
-		ok += kwq_queue_done_many(q, c->refs, c->res, n);
-		for (j = 0; j < n; j++)
-			io.res[c->idx[j]] = c->res[j];
-	}
-	ret = wq_batch_io_out(b, &io, ok);
-out:
-	kvfree(buf);
-	kfree(c);
-	return ret;
+	return wq_batch_keys(h, q, arg, false);
 }
 
 /* Scratch space of one GET_BATCH chunk. */

@@ -507,9 +507,10 @@ static __poll_t wq_poll(struct file *file, struct poll_table_struct *pt)
 	poll_wait(file, &q->getters, pt);
 	poll_wait(file, &q->producers, pt);
 	/*
-	 * Pairs with the barrier of wq_has_sleeper() in kwq_wake_producers():
-	 * either the waker sees this poller on the wait queue, or this poller
-	 * sees the slot it freed. (poll_wait() has the barrier itself only
+	 * Pairs with the barrier of wq_has_sleeper() in kwq_wake_producers()
+	 * and kwq_wake_getters(): either the waker sees this poller on the
+	 * wait queue, or this poller sees the slot it freed or the key it
+	 * queued. (poll_wait() has the barrier itself only
 	 * since 6.13 and its stable backports.)
 	 */
 	smp_mb();

@@ -125,7 +125,8 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 		 * on, so no key is stranded while other consumers sleep.
 		 */
 		if (ret != -ESHUTDOWN && READ_ONCE(q->nr_queued) &&
-		    !(ret == -EMSGSIZE && (flags & KWQ_GET_PROBE)))
+		    !(ret == -EMSGSIZE && (flags & KWQ_GET_PROBE)) &&
+		    wq_has_sleeper(&q->getters))
 			wake_up(&q->getters);
 	}
 	/* the transition into EPOLLHUP: edge-triggered pollers see it */

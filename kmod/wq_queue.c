@@ -55,6 +55,7 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 	INIT_WORK(&q->grow_work, kwq_record_grow_work);
 	INIT_LIST_HEAD(&q->fifo);
 	INIT_LIST_HEAD(&q->idle);
+	INIT_LIST_HEAD(&q->spare);
 	kwq_metrics_init(q);
 	q->max_tracked = max_tracked;
 	init_waitqueue_head(&q->getters);
@@ -174,7 +175,8 @@ void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head)
  * @new: as for kwq_record_hold_locked()
  * @unlimited: as for kwq_record_hold_locked()
  *
- * Every add goes through here: a queue shutting down takes no keys.
+ * Every add goes through here or kwq_accept_found_locked(): a queue
+ * shutting down takes no keys.
  *
  * Return: the record, or ERR_PTR(-ESHUTDOWN), ERR_PTR(-EAGAIN) or
  * ERR_PTR(-EDQUOT) with nothing changed.
@@ -186,6 +188,26 @@ struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
 	if (q->shutting_down)
 		return ERR_PTR(-ESHUTDOWN);
 	return kwq_record_hold_locked(q, new, unlimited);
+}
+
+/**
+ * kwq_accept_found_locked() - kwq_accept_locked() of a key looked up in
+ * this hold of q->lock
+ * @q: the queue (q->lock held)
+ * @item: kwq_record_find_locked() of the key
+ * @new: as for kwq_record_hold_found_locked(); may point to NULL if @item
+ *	is not NULL
+ * @unlimited: as for kwq_record_hold_found_locked()
+ *
+ * Return: as kwq_accept_locked().
+ */
+struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
+					 struct kwq_item **new, bool unlimited)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->shutting_down)
+		return ERR_PTR(-ESHUTDOWN);
+	return kwq_record_hold_found_locked(q, item, new, unlimited);
 }
 
 /**
@@ -220,65 +242,133 @@ void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
 	trace_kwq_add(q, item, KWQ_TRACE_QUEUED);
 }
 
-/**
- * kwq_queue_add_many() - Add of each of @n keys, one hold of q->lock
- * @q: the queue
- * @items: records from kwq_record_alloc() with their keys filled in, or
- *	NULL for a key that failed already; each is consumed (kept as its
- *	key's record, or freed) and its slot set to NULL
- * @res: out: each key's result (0, -ESHUTDOWN, -EAGAIN, -EDQUOT); left
- *	alone where @items is NULL
- * @n: 1..KWQ_BATCH
- * @unlimited: the adder has CAP_SYS_RESOURCE (kwq_record_hold_locked())
- * @gfp: how the caller may allocate (the key table's growth)
- *
- * Each key as kwq_add_item() without a delay: queued at the tail,
- * coalesced, or marked dirty; a key twice in @items is coalesced like any
- * other. Consumers are woken for the keys queued, after the lock is
- * dropped.
- *
- * Context: any context @gfp allows; not under q->lock.
- * Return: how many keys were added.
- */
-unsigned int kwq_queue_add_many(struct kwq *q, struct kwq_item **items,
-				int *res, unsigned int n, bool unlimited,
-				gfp_t gfp)
+/* The result of one key's add in kwq_queue_add_many(). */
+static void kwq_add_one_locked(struct kwq *q, struct kwq_item *item,
+			       int *res, unsigned int *ok)
 {
-	unsigned int i, ok = 0, queued;
-	struct kwq_item *item;
+	if (IS_ERR(item)) {
+		*res = PTR_ERR(item);
+		if (*res == -EAGAIN)
+			q->metrics.refused++;
+		return;
+	}
+	kwq_mark_pending_locked(q, item);
+	*res = 0;
+	(*ok)++;
+}
+
+/*
+ * Add @keys in order, each looked up in this hold of q->lock, while each
+ * is known already or a spare record can be its record. Returns how many
+ * were handled: the next one is new and needs an allocation.
+ */
+static unsigned int kwq_add_spared_locked(struct kwq *q,
+					  const struct kwq_keyref *keys,
+					  int *res, unsigned int n,
+					  bool unlimited, unsigned int *ok)
+{
+	struct kwq_item *item, *new;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		new = NULL;
+		item = kwq_record_find_locked(q, keys[i].hash, keys[i].data,
+					      keys[i].len);
+		if (!item && !q->shutting_down) {
+			new = kwq_record_spare_locked(q, keys[i].len);
+			if (!new)
+				break;
+			memcpy(new->key.data, keys[i].data, keys[i].len);
+			new->key.hash = keys[i].hash;
+		}
+		item = kwq_accept_found_locked(q, item, &new, unlimited);
+		if (new)		/* refused: still spare */
+			kwq_record_put_locked(q, new);
+		kwq_add_one_locked(q, item, &res[i], ok);
+	}
+	return i;
+}
+
+/*
+ * Add @keys in order with a record allocated for each, outside q->lock,
+ * then one hold of it: the keys of a batch from the first that found no
+ * spare record on.
+ */
+static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
+			      int *res, unsigned int n, bool unlimited,
+			      gfp_t gfp, unsigned int *ok)
+{
+	struct kwq_item *items[KWQ_BATCH];
+	unsigned int i, queued;
 	unsigned long flags;
 
-	if (WARN_ON_ONCE(n > KWQ_BATCH))
-		n = KWQ_BATCH;
-	for (i = 0; i < n; i++)
-		if (items[i])
-			kwq_record_prepare(q, items[i], gfp);
+	for (i = 0; i < n; i++) {
+		items[i] = kwq_record_alloc(keys[i].len, gfp);
+		if (!items[i]) {
+			res[i] = -ENOMEM;
+			continue;
+		}
+		memcpy(items[i]->key.data, keys[i].data, keys[i].len);
+		items[i]->key.hash = keys[i].hash;
+	}
+	kwq_record_grow(q, gfp);
 
 	spin_lock_irqsave(&q->lock, flags);
 	queued = q->nr_queued;
-	for (i = 0; i < n; i++) {
-		if (!items[i])
-			continue;
-		item = kwq_accept_locked(q, &items[i], unlimited);
-		if (IS_ERR(item)) {
-			res[i] = PTR_ERR(item);
-			if (res[i] == -EAGAIN)
-				q->metrics.refused++;
-			continue;
-		}
-		kwq_mark_pending_locked(q, item);
-		res[i] = 0;
-		ok++;
-	}
+	for (i = 0; i < n; i++)
+		if (items[i])
+			kwq_add_one_locked(q, kwq_accept_locked(q, &items[i],
+								unlimited),
+					   &res[i], ok);
 	queued = q->nr_queued - queued;
 	spin_unlock_irqrestore(&q->lock, flags);
 	kwq_wake_getters(q, queued);
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		if (items[i])
 			kwq_record_free(items[i]);
-		items[i] = NULL;
-	}
+}
+
+/**
+ * kwq_queue_add_many() - Add of each of @n keys, in order
+ * @q: the queue
+ * @keys: the keys, with their hashes
+ * @res: out: each key's result (0, -ESHUTDOWN, -EAGAIN, -EDQUOT, -ENOMEM),
+ *	@n entries
+ * @n: 1..KWQ_BATCH
+ * @unlimited: the adder has CAP_SYS_RESOURCE (kwq_record_hold_locked())
+ * @gfp: how the caller may allocate (records, the key table's growth)
+ *
+ * Each key as kwq_add_item() without a delay: queued at the tail,
+ * coalesced, or marked dirty; a key twice in @keys is coalesced like any
+ * other. One hold of q->lock while every key is known to the queue already
+ * or finds a spare record (wq_record.h); from the first that does not,
+ * the rest get a record each, allocated with the lock dropped, and one
+ * more hold. Consumers are woken for the keys queued, after each hold.
+ *
+ * Context: any context @gfp allows; not under q->lock.
+ * Return: how many keys were added.
+ */
+unsigned int kwq_queue_add_many(struct kwq *q, const struct kwq_keyref *keys,
+				int *res, unsigned int n, bool unlimited,
+				gfp_t gfp)
+{
+	unsigned int i, ok = 0, queued;
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(n > KWQ_BATCH))
+		n = KWQ_BATCH;
+	spin_lock_irqsave(&q->lock, flags);
+	queued = q->nr_queued;
+	i = kwq_add_spared_locked(q, keys, res, n, unlimited, &ok);
+	queued = q->nr_queued - queued;
+	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_wake_getters(q, queued);
+	if (i < n)
+		kwq_add_allocated(q, keys + i, res + i, n - i, unlimited, gfp,
+				  &ok);
+	else
+		kwq_record_grow(q, gfp);
 	return ok;
 }
 

@@ -108,6 +108,7 @@
 
 #define KWQ_INLINE_KEY		48	/* keys up to this long live inline */
 #define KWQ_BATCH		64	/* most keys moved in one hold of q->lock */
+#define KWQ_SPARE_MAX		KWQ_BATCH	/* most spare records a queue keeps */
 
 /* Buckets of a duration histogram: 10 ns .. 1000 s, and +Inf. */
 #define KWQ_HIST_BUCKETS	31
@@ -149,7 +150,7 @@ struct wq_ipc;
  * struct kwq_item - the record of one key
  * @key: the key and its hash chain
  * @link: q->fifo while QUEUED; holder->held while PROCESSING with a holder;
- *	q->idle while not held but with @failures
+ *	q->idle while not held but with @failures; q->spare while spare
  * @holder: the handle that got the key, or NULL (detached, kernel)
  * @wait: ready time and heap position while WAITING
  * @flags: KWQ_ITEM_*
@@ -206,6 +207,8 @@ struct kwq_holder {
  * @armed: [L] the expiry @timer was started with, KTIME_MAX if none
  * @idle: [L] records kept only for their failures, oldest first
  * @nr_idle: [L] records on @idle
+ * @spare: [L] records of keys gone, kept for new keys (wq_record.h)
+ * @nr_spare: [L] records on @spare, at most KWQ_SPARE_MAX
  * @nr_tracked: [L] records with failures (held or idle)
  * @max_tracked: most records on @idle
  * @evicted: [L] records evicted from @idle to stay within @max_tracked
@@ -259,6 +262,8 @@ struct kwq {
 	ktime_t armed;
 	struct list_head idle;
 	unsigned int nr_idle;
+	struct list_head spare;
+	unsigned int nr_spare;
 	unsigned int nr_tracked;
 	unsigned int max_tracked;
 	u64 evicted;
@@ -369,8 +374,10 @@ struct kwq_keyref {
 
 struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
 				   bool unlimited);
+struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
+					 struct kwq_item **new, bool unlimited);
 void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
-unsigned int kwq_queue_add_many(struct kwq *q, struct kwq_item **items,
+unsigned int kwq_queue_add_many(struct kwq *q, const struct kwq_keyref *keys,
 				int *res, unsigned int n, bool unlimited,
 				gfp_t gfp);
 

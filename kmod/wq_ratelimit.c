@@ -115,6 +115,39 @@ static void kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
 	kwq_mark_pending_locked(q, item);
 }
 
+/*
+ * A plain Add of a key in one hold of q->lock, if the queue knows the key
+ * or has a spare record for it. Returns true if it was added: *@queued is
+ * 1 if it was queued, *@inserted whether a spare record became the key's.
+ * Otherwise false, with *@new the spare record taken (its key filled in)
+ * or NULL.
+ */
+static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
+			       u64 hash, unsigned int flags,
+			       struct kwq_item **new, unsigned int *queued,
+			       bool *inserted)
+{
+	bool unlimited = flags & KWQ_ADD_UNLIMITED;
+	struct kwq_item *item;
+
+	item = kwq_record_find_locked(q, hash, key, len);
+	*inserted = !item;
+	if (!item) {
+		*new = kwq_record_spare_locked(q, len);
+		if (!*new)
+			return false;
+		memcpy((*new)->key.data, key, len);
+		(*new)->key.hash = hash;
+	}
+	item = kwq_accept_found_locked(q, item, new, unlimited);
+	if (IS_ERR(item))	/* the slow path counts and waits */
+		return false;
+	*queued = q->nr_queued;
+	kwq_add_now_locked(q, item, flags);
+	*queued = q->nr_queued - *queued;
+	return true;
+}
+
 /**
  * kwq_add_key() - kwq_add_item() of a key the caller owns
  * @q: the queue
@@ -125,11 +158,13 @@ static void kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
  * @gfp: as for kwq_add_item()
  * @deadline: as for kwq_add_item()
  *
- * The key is hashed once. A plain Add (no delay, not rate-limited) of a
- * key the queue holds already (queued, processing or waiting) is done in
- * one lock hold without allocating anything: client-go's common case of a
- * key added again before its worker got to it. Any other add allocates a
- * record outside the lock and goes on as kwq_add_item().
+ * The key is hashed once. A plain Add (no delay, not rate-limited) is done
+ * in one lock hold without allocating anything when the queue knows the
+ * key (client-go's common case of a key added again before its worker got
+ * to it) or has a spare record for it (a short new key once keys have
+ * been done: wq_record.h). Any other add, or one that cannot be done so
+ * (no spare record, no room, over budget), allocates a record outside the
+ * lock if it has none and goes on as kwq_add_item().
  *
  * Context: as kwq_add_item().
  * Return: as kwq_add_item().
@@ -138,9 +173,10 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 		unsigned int flags, gfp_t gfp, ktime_t deadline)
 {
 	u64 hash = kwq_record_hash(q, key, len);
-	struct kwq_item *item, *new;
+	struct kwq_item *new = NULL;
+	bool done, inserted = false;
 	unsigned long irqflags;
-	unsigned int was;
+	unsigned int queued;
 
 	if (!(flags & KWQ_ADD_RATE_LIMITED) && !*delay_ns) {
 		spin_lock_irqsave(&q->lock, irqflags);
@@ -148,21 +184,22 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 			spin_unlock_irqrestore(&q->lock, irqflags);
 			return -ESHUTDOWN;
 		}
-		item = kwq_record_find_locked(q, hash, key, len);
-		if (item && (item->flags & KWQ_ITEM_HELD)) {
-			was = q->nr_queued;
-			kwq_add_now_locked(q, item, flags);
-			was = q->nr_queued - was;
-			spin_unlock_irqrestore(&q->lock, irqflags);
-			kwq_wake_getters(q, was);
+		done = kwq_add_key_locked(q, key, len, hash, flags, &new,
+					  &queued, &inserted);
+		spin_unlock_irqrestore(&q->lock, irqflags);
+		if (done) {
+			kwq_wake_getters(q, queued);
+			if (inserted)
+				kwq_record_grow(q, gfp);
 			return 0;
 		}
-		spin_unlock_irqrestore(&q->lock, irqflags);
 	}
-	new = kwq_record_alloc(len, gfp);
-	if (!new)
-		return -ENOMEM;
-	memcpy(new->key.data, key, len);
+	if (!new) {
+		new = kwq_record_alloc(len, gfp);
+		if (!new)
+			return -ENOMEM;
+		memcpy(new->key.data, key, len);
+	}
 	return kwq_add_item_hashed(q, new, hash, delay_ns, flags, gfp,
 				   deadline);
 }

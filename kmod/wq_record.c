@@ -38,6 +38,17 @@ void kwq_record_cache_exit(void)
 	kmem_cache_destroy(kwq_item_cache);
 }
 
+/* A record of a key of @len bytes with every field cleared. */
+static void kwq_record_init(struct kwq_item *item, u32 len)
+{
+	memset(item, 0, offsetof(struct kwq_item, inline_key));
+	item->key.data = item->inline_key;
+	item->key.len = len;
+	INIT_HLIST_NODE(&item->key.node);
+	INIT_LIST_HEAD(&item->link);
+	INIT_LIST_HEAD(&item->run);
+}
+
 /**
  * kwq_record_alloc() - allocate a record for a key of @len bytes
  * @len: key length, 1..WQ_KEY_MAX
@@ -51,25 +62,23 @@ void kwq_record_cache_exit(void)
 struct kwq_item *kwq_record_alloc(u32 len, gfp_t gfp)
 {
 	struct kwq_item *item;
+	u8 *data = NULL;
 
 	gfp |= __GFP_NOWARN;	/* a failed add is -ENOMEM, nothing worse */
 
-	item = kmem_cache_zalloc(kwq_item_cache, gfp);
+	item = kmem_cache_alloc(kwq_item_cache, gfp);
 	if (!item)
 		return NULL;
 	if (len > KWQ_INLINE_KEY) {
-		item->key.data = kmalloc(len, gfp);
-		if (!item->key.data) {
+		data = kmalloc(len, gfp);
+		if (!data) {
 			kmem_cache_free(kwq_item_cache, item);
 			return NULL;
 		}
-	} else {
-		item->key.data = item->inline_key;
 	}
-	item->key.len = len;
-	INIT_HLIST_NODE(&item->key.node);
-	INIT_LIST_HEAD(&item->link);
-	INIT_LIST_HEAD(&item->run);
+	kwq_record_init(item, len);
+	if (data)
+		item->key.data = data;
 	return item;
 }
 
@@ -105,6 +114,12 @@ static long kwq_record_cost(u32 len)
  */
 void kwq_record_free_all(struct kwq *q)
 {
+	struct kwq_item *item, *tmp;
+
+	list_for_each_entry_safe(item, tmp, &q->spare, link)
+		kwq_record_free(item);
+	INIT_LIST_HEAD(&q->spare);
+	q->nr_spare = 0;
 	kwq_keytab_drain(&q->keys, kwq_record_free_key);
 	wq_quota_uncharge_bytes(q->owner, q->charged);
 	q->charged = 0;
@@ -124,7 +139,11 @@ u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
 	return kwq_keytab_hash(&q->keys, key, len);
 }
 
-/*
+/**
+ * kwq_record_grow() - grow the key table if it asks for it
+ * @q: the queue
+ * @gfp: how the caller may allocate
+ *
  * Grow the key table if it asks for it. The bucket array (up to 4 MiB) is
  * a kvmalloc, which wants GFP_KERNEL-compatible flags: callers whose @gfp
  * does not include GFP_KERNEL (atomic adds, GFP_NOFS, GFP_NOIO) leave it
@@ -143,8 +162,14 @@ u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
  *
  * Bucket arrays are freed only with q->lock dropped (kvfree() may sleep):
  * here, by q->grow_work, and with the queue (kwq_keytab_destroy()).
+ *
+ * Called before a new record is inserted (kwq_record_prepare()), or after
+ * an insert made in the same hold of q->lock as the look-up (a spare
+ * record's): the table may be a key denser than asked for meanwhile.
+ *
+ * Context: any context @gfp allows; not under q->lock.
  */
-static void kwq_record_grow(struct kwq *q, gfp_t gfp)
+void kwq_record_grow(struct kwq *q, gfp_t gfp)
 {
 	struct hlist_head *buckets, *retired;
 	unsigned long flags;
@@ -276,22 +301,45 @@ struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
  * @unlimited: the adder has CAP_SYS_RESOURCE: charge a new record even
  *	beyond the owner's budget
  *
- * The key's existing record (made held again if it was idle), or *@new
- * inserted into the key table. Either counts against max_items unless it
- * was held already; the caller gives it a held state before it unlocks.
+ * kwq_record_hold_found_locked() of the key's record, looked up.
+ *
+ * Return: as kwq_record_hold_found_locked().
+ */
+struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
+					bool unlimited)
+{
+	lockdep_assert_held(&q->lock);
+	return kwq_record_hold_found_locked(q,
+					    kwq_record_find_locked(q,
+								   (*new)->key.hash,
+								   (*new)->key.data,
+								   (*new)->key.len),
+					    new, unlimited);
+}
+
+/**
+ * kwq_record_hold_found_locked() - kwq_record_hold_locked() of a key
+ * already looked up in this hold of q->lock
+ * @q: the queue (q->lock held)
+ * @item: kwq_record_find_locked() of the key
+ * @new: a record for the key (its key and hash filled in), used only if
+ *	@item is NULL; set to NULL if it became the key's record
+ * @unlimited: as for kwq_record_hold_locked()
+ *
+ * @item (made held again if it was idle), or *@new inserted into the key
+ * table. Either counts against max_items unless it was held already; the
+ * caller gives it a held state before it unlocks.
  *
  * Return: the record; ERR_PTR(-EAGAIN) if a key not held yet would exceed
  * max_items, ERR_PTR(-EDQUOT) if a new record would exceed the owner's
  * budget (nothing changed).
  */
-struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
-					bool unlimited)
+struct kwq_item *kwq_record_hold_found_locked(struct kwq *q,
+					      struct kwq_item *item,
+					      struct kwq_item **new,
+					      bool unlimited)
 {
-	struct kwq_item *item;
-
 	lockdep_assert_held(&q->lock);
-	item = kwq_record_find_locked(q, (*new)->key.hash, (*new)->key.data,
-				      (*new)->key.len);
 	if (item && (item->flags & KWQ_ITEM_HELD))
 		return item;
 	if (q->nr_held >= q->max_items)
@@ -314,16 +362,63 @@ struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
 	return item;
 }
 
-/* Remove a record that is in no list from the table, and free it. */
+/**
+ * kwq_record_spare_locked() - a spare record for a new key
+ * @q: the queue (q->lock held)
+ * @len: the key's length
+ *
+ * A record of a key that went away (q->spare, see wq_record.h), cleared
+ * as kwq_record_alloc() leaves one: the caller fills in the key and its
+ * hash, and either holds it (kwq_record_hold_found_locked()) or gives it
+ * back (kwq_record_put_locked()).
+ *
+ * Return: the record, or NULL if none is spare or the key is too long to
+ * live inline.
+ */
+struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len)
+{
+	struct kwq_item *item;
+
+	lockdep_assert_held(&q->lock);
+	if (len > KWQ_INLINE_KEY || !q->nr_spare)
+		return NULL;
+	item = list_first_entry(&q->spare, struct kwq_item, link);
+	list_del(&item->link);
+	q->nr_spare--;
+	kwq_record_init(item, len);
+	return item;
+}
+
+/**
+ * kwq_record_put_locked() - a record in no table or list is not needed
+ * any more: keep it spare, or free it
+ * @q: the queue (q->lock held)
+ * @item: the record
+ */
+void kwq_record_put_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	if (item->key.data == item->inline_key && q->nr_spare < KWQ_SPARE_MAX) {
+		list_add(&item->link, &q->spare);
+		q->nr_spare++;
+		return;
+	}
+	kwq_record_free(item);
+}
+
+/*
+ * Remove a record that is in no list from the table, give its charge back,
+ * and keep it spare or free it.
+ */
 static void kwq_record_forget_locked(struct kwq *q, struct kwq_item *item)
 {
 	long cost = kwq_record_cost(item->key.len);
 
 	if (kwq_keytab_remove(&q->keys, &item->key))
 		kwq_record_retired_locked(q);
-	kwq_record_free(item);
 	q->charged -= cost;
 	wq_quota_uncharge_bytes(q->owner, cost);
+	kwq_record_put_locked(q, item);
 }
 
 /* Keep at most max_tracked idle records: evict the least recently held. */

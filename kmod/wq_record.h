@@ -10,6 +10,19 @@
  * against max_items; a record that stops being held but has failures goes
  * to the idle LRU (q->idle), capped at max_tracked.
  *
+ * Spare records: a record whose key went away (done, forgotten, evicted)
+ * is kept on q->spare, up to KWQ_SPARE_MAX (KWQ_BATCH) a queue, instead of
+ * being freed, if its key lived inline; a new key of at most
+ * KWQ_INLINE_KEY bytes takes one under q->lock, in the same hold as its
+ * look-up, instead of an allocation and a second hold. So a key added,
+ * handed out and done allocates and frees nothing once the queue has run
+ * a while, and a batch of new keys takes the records a batch of dones gave
+ * back. A spare record holds no key and is charged to nobody's budget
+ * (wq_quota.h counts keys); it stays charged to the memory cgroup that
+ * allocated it, as any slab object does until freed, and goes with the
+ * queue. So a queue keeps at most KWQ_SPARE_MAX records (about 11 KiB)
+ * beyond its keys, which the per-user limit on queues bounds.
+ *
  * Relies on wq_queue.h: the state table (KWQ_ITEM_HELD) and q->lock, which
  * every *_locked function here needs held.
  */
@@ -35,6 +48,13 @@ struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
 					const void *key, u32 len);
 struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
 					bool unlimited);
+struct kwq_item *kwq_record_hold_found_locked(struct kwq *q,
+					      struct kwq_item *item,
+					      struct kwq_item **new,
+					      bool unlimited);
+struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len);
+void kwq_record_put_locked(struct kwq *q, struct kwq_item *item);
+void kwq_record_grow(struct kwq *q, gfp_t gfp);
 void kwq_record_unhold_locked(struct kwq *q, struct kwq_item *item);
 void kwq_record_drop_idle_locked(struct kwq *q, struct kwq_item *item);
 

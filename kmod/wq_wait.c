@@ -17,14 +17,16 @@
  *
  * Called after q->lock is dropped: no wake-up is lost, because a consumer
  * is on q->getters before it looks at q->nr_queued under q->lock (see
- * kwq_wait()), so it either sees the keys or is woken here. Pollers are
- * woken too (they wait non-exclusively).
+ * kwq_wait()), so it either sees the keys or is woken here; a poller is
+ * on it before its barrier and lockless look (wq_poll()), which pairs with
+ * the one of wq_has_sleeper(). Pollers are woken too (they wait
+ * non-exclusively). Nobody waiting costs no lock of the wait queue.
  *
  * Context: any context; not under q->lock.
  */
 void kwq_wake_getters(struct kwq *q, unsigned int n)
 {
-	if (n)
+	if (n && wq_has_sleeper(&q->getters))
 		__wake_up(&q->getters, TASK_NORMAL, min_t(unsigned int, n, INT_MAX),
 			  poll_to_key(EPOLLIN | EPOLLRDNORM));
 }
