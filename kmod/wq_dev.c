@@ -31,6 +31,7 @@
 #include "wq_ratelimit.h"
 #include "wq_record.h"
 #include "wq_registry.h"
+#include "wq_uaccess.h"
 
 /* Keys up to this long are copied through the stack, not an allocation. */
 #define WQ_DEV_SMALL_KEY	64
@@ -181,7 +182,7 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	if (a->key_len <= WQ_DEV_SMALL_KEY) {
 		u8 small[WQ_DEV_SMALL_KEY];
 
-		if (copy_from_user(small, u64_to_user_ptr(a->key), a->key_len))
+		if (wq_copy_in(small, u64_to_user_ptr(a->key), a->key_len))
 			return -EFAULT;
 		return kwq_add_key(q, small, a->key_len, &a->delay_ns, flags,
 				   WQ_GFP_KEYS, deadline);
@@ -244,8 +245,8 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	 * was.
 	 */
 	if ((!ret || ret == -EMSGSIZE) &&
-	    ((!ret && copy_to_user(u64_to_user_ptr(g->buf), buf, len)) ||
-	     copy_to_user(&ug->key_len, &len, sizeof(len)))) {
+	    ((!ret && wq_copy_out(u64_to_user_ptr(g->buf), buf, len)) ||
+	     put_user(len, &ug->key_len))) {
 		if (!ret)
 			kwq_queue_unget(q, holder, buf, len, gen);
 		ret = -EFAULT;
@@ -265,7 +266,7 @@ static void *wq_copy_key(const struct wq_key *k, u8 *small)
 		return ERR_PTR(-EINVAL);
 	if (k->key_len > WQ_DEV_SMALL_KEY)
 		return memdup_user(u64_to_user_ptr(k->key), k->key_len);
-	if (copy_from_user(small, u64_to_user_ptr(k->key), k->key_len))
+	if (wq_copy_in(small, u64_to_user_ptr(k->key), k->key_len))
 		return ERR_PTR(-EFAULT);
 	return small;
 }
@@ -470,7 +471,11 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	/* The struct's bytes only (the union is several times larger). */
 	if (_IOC_DIR(cmd) & _IOC_WRITE) {
-		ret = copy_struct_from_user(&buf, op->size, uarg, usize);
+		if (usize == op->size)	/* the common case, in words */
+			ret = wq_copy_in(&buf, uarg, usize);
+		else
+			ret = copy_struct_from_user(&buf, op->size, uarg,
+						    usize);
 		if (ret)
 			return ret;
 	} else {
@@ -481,14 +486,14 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 * can be written before changing anything.
 	 */
 	if ((_IOC_DIR(cmd) & _IOC_READ) && (_IOC_DIR(cmd) & _IOC_WRITE) &&
-	    copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
+	    wq_copy_out(uarg, &buf, min_t(u32, usize, op->size)))
 		return -EFAULT;
 
 	ret = op->fn(h, q, &buf, uarg);
 	if (!(_IOC_DIR(cmd) & _IOC_READ) || (op->flags & WQ_OP_COPIES_OUT) ||
 	    ret < 0)
 		return ret;
-	if (copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
+	if (wq_copy_out(uarg, &buf, min_t(u32, usize, op->size)))
 		return -EFAULT;
 	/* A longer read-only struct: zero the tail we know nothing of. */
 	if (!(_IOC_DIR(cmd) & _IOC_WRITE) && usize > op->size &&

@@ -38,7 +38,7 @@ void kwq_record_cache_exit(void)
 	kmem_cache_destroy(kwq_item_cache);
 }
 
-/* A record of a key of @len bytes with every field cleared. */
+/* A record of a key of @len bytes with every other field cleared. */
 static void kwq_record_init(struct kwq_item *item, u32 len)
 {
 	memset(item, 0, offsetof(struct kwq_item, inline_key));
