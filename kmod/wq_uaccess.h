@@ -49,9 +49,9 @@ static inline int wq_copy_in(void *dst, const void __user *src, size_t len)
 		unsafe_get_user(w, (const u64 __user *)s, fault);
 		memcpy(d, &w, sizeof(w));	/* one store: @d may be unaligned */
 	}
-	for (; len; len--) {
-		unsafe_get_user(b, s++, fault);
-		*d++ = b;
+	for (; len; len--, s++, d++) {	/* no side effects in the macro */
+		unsafe_get_user(b, s, fault);
+		*d = b;
 	}
 	user_access_end();
 	return 0;
@@ -84,8 +84,8 @@ static inline int wq_copy_out(void __user *dst, const void *src, size_t len)
 		memcpy(&w, s, sizeof(w));
 		unsafe_put_user(w, (u64 __user *)d, fault);
 	}
-	for (; len; len--)
-		unsafe_put_user(*s++, d++, fault);
+	for (; len; len--, s++, d++)
+		unsafe_put_user(*s, d, fault);
 	user_access_end();
 	return 0;
 fault:
