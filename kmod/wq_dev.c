@@ -247,7 +247,7 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	    ((!ret && copy_to_user(u64_to_user_ptr(g->buf), buf, len)) ||
 	     copy_to_user(&ug->key_len, &len, sizeof(len)))) {
 		if (!ret)
-			kwq_queue_unget(q, holder, buf, len, gen);
+			kwq_queue_unget(q, buf, len, gen);
 		ret = -EFAULT;
 	}
 	if (buf != small)

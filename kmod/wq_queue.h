@@ -150,11 +150,11 @@ struct wq_ipc;
  * @key: the key and its hash chain
  * @link: q->fifo while QUEUED; holder->held while PROCESSING with a holder;
  *	q->idle while not held but with @failures
- * @holder: the handle that got the key, or NULL (detached, kernel)
  * @wait: ready time and heap position while WAITING
  * @flags: KWQ_ITEM_*
  * @gen: when the key was last handed out (q->gen_seq), for
- *	kwq_queue_unget()
+ *	kwq_queue_unget(): unique per queue, it names the take and thereby
+ *	its holder
  * @failures: rate-limiter failures since the last Forget (NumRequeues)
  * @run: q->running while PROCESSING (in get order, oldest first)
  * @start_ns: when the key was handed out, while PROCESSING
@@ -165,7 +165,6 @@ struct wq_ipc;
 struct kwq_item {
 	struct kwq_key key;
 	struct list_head link;
-	struct kwq_holder *holder;
 	struct kwq_heap_node wait;
 	u32 flags;
 	u32 failures;
@@ -379,11 +378,9 @@ int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 		  unsigned int flags);
 int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 		   unsigned int flags);
-void kwq_queue_unget(struct kwq *q, struct kwq_holder *holder,
-		     const void *key, u32 len, u64 gen);
-void kwq_queue_unget_many(struct kwq *q, struct kwq_holder *holder,
-			  const struct kwq_keyref *keys, const u64 *gens,
-			  unsigned int n);
+void kwq_queue_unget(struct kwq *q, const void *key, u32 len, u64 gen);
+void kwq_queue_unget_many(struct kwq *q, const struct kwq_keyref *keys,
+			  const u64 *gens, unsigned int n);
 int kwq_queue_done(struct kwq *q, const void *key, u32 len);
 unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
 				 int *res, unsigned int n);
