@@ -105,7 +105,7 @@ static struct kwq_item *wq_batch_record(const struct wq_iov *iov)
 	item = kwq_record_alloc(iov->len, WQ_GFP_KEYS);
 	if (!item)
 		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(item->key.data, u64_to_user_ptr(iov->base),
+	if (copy_from_user(kwq_key_data(&item->key), u64_to_user_ptr(iov->base),
 			   iov->len)) {
 		kwq_record_free(item);
 		return ERR_PTR(-EFAULT);

@@ -31,7 +31,7 @@ static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off,
 			t->lens[0] = item->key.len;
 		return -EMSGSIZE;
 	}
-	memcpy(t->buf + *off, item->key.data, item->key.len);
+	memcpy(t->buf + *off, kwq_key_data(&item->key), item->key.len);
 	*off += item->key.len;
 	t->lens[i] = item->key.len;
 

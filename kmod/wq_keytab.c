@@ -105,7 +105,7 @@ static struct kwq_key *kwq_chain_find(struct hlist_head *head, u64 hash,
 
 	hlist_for_each_entry(k, head, node)
 		if (k->hash == hash && k->len == len &&
-		    !memcmp(k->data, data, len))
+		    !memcmp(kwq_key_data(k), data, len))
 			return k;
 	return NULL;
 }

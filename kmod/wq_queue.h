@@ -106,7 +106,6 @@
 #define KWQ_ITEM_HELD		(KWQ_ITEM_QUEUED | KWQ_ITEM_PROCESSING | \
 				 KWQ_ITEM_WAITING)
 
-#define KWQ_INLINE_KEY		48	/* keys up to this long live inline */
 #define KWQ_BATCH		64	/* most keys moved in one hold of q->lock */
 
 /* Buckets of a duration histogram: 10 ns .. 1000 s, and +Inf. */
@@ -147,7 +146,7 @@ struct wq_ipc;
 
 /**
  * struct kwq_item - the record of one key
- * @key: the key and its hash chain
+ * @key: the key (inline up to KWQ_INLINE_KEY bytes) and its hash chain
  * @link: q->fifo while QUEUED; holder->held while PROCESSING with a holder;
  *	q->idle while not held but with @failures
  * @wait: ready time and heap position while WAITING
@@ -160,7 +159,6 @@ struct wq_ipc;
  * @start_ns: when the key was handed out, while PROCESSING
  * @dirty_ns: when the key last became pending (the add that made it dirty,
  *	or its put back by a closing handle): queue_duration runs from here
- * @inline_key: storage of short keys (@key.data points here)
  */
 struct kwq_item {
 	struct kwq_key key;
@@ -172,7 +170,6 @@ struct kwq_item {
 	struct list_head run;
 	u64 start_ns;
 	u64 dirty_ns;
-	u8 inline_key[KWQ_INLINE_KEY];
 };
 
 /**

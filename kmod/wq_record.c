@@ -24,7 +24,7 @@ int kwq_record_cache_init(void)
 						    sizeof(struct kwq_item), 0,
 						    SLAB_ACCOUNT,
 						    offsetof(struct kwq_item,
-							     inline_key),
+							     key.inl),
 						    KWQ_INLINE_KEY, NULL);
 	return kwq_item_cache ? 0 : -ENOMEM;
 }
@@ -43,7 +43,7 @@ void kwq_record_cache_exit(void)
  * @len: key length, 1..WQ_KEY_MAX
  * @gfp: allocation flags
  *
- * The caller fills item->key.data[0..len-1].
+ * The caller fills the len bytes at kwq_key_data(&item->key).
  *
  * Context: any context @gfp allows; not under q->lock.
  * Return: the record, or NULL.
@@ -57,16 +57,14 @@ struct kwq_item *kwq_record_alloc(u32 len, gfp_t gfp)
 	item = kmem_cache_zalloc(kwq_item_cache, gfp);
 	if (!item)
 		return NULL;
+	item->key.len = len;
 	if (len > KWQ_INLINE_KEY) {
-		item->key.data = kmalloc(len, gfp);
-		if (!item->key.data) {
+		item->key.ext = kmalloc(len, gfp);
+		if (!item->key.ext) {
 			kmem_cache_free(kwq_item_cache, item);
 			return NULL;
 		}
-	} else {
-		item->key.data = item->inline_key;
 	}
-	item->key.len = len;
 	INIT_HLIST_NODE(&item->key.node);
 	INIT_LIST_HEAD(&item->link);
 	INIT_LIST_HEAD(&item->run);
@@ -79,8 +77,8 @@ struct kwq_item *kwq_record_alloc(u32 len, gfp_t gfp)
  */
 void kwq_record_free(struct kwq_item *item)
 {
-	if (item->key.data != item->inline_key)
-		kfree(item->key.data);
+	if (item->key.len > KWQ_INLINE_KEY)
+		kfree(item->key.ext);
 	kmem_cache_free(kwq_item_cache, item);
 }
 
@@ -228,7 +226,8 @@ static void kwq_record_retired_locked(struct kwq *q)
 void kwq_record_prepare(struct kwq *q, struct kwq_item *new, gfp_t gfp)
 {
 	kwq_record_prepare_hashed(q, new,
-				  kwq_record_hash(q, new->key.data, new->key.len),
+				  kwq_record_hash(q, kwq_key_data(&new->key),
+						  new->key.len),
 				  gfp);
 }
 
@@ -290,7 +289,8 @@ struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
 	struct kwq_item *item;
 
 	lockdep_assert_held(&q->lock);
-	item = kwq_record_find_locked(q, (*new)->key.hash, (*new)->key.data,
+	item = kwq_record_find_locked(q, (*new)->key.hash,
+				      kwq_key_data(&(*new)->key),
 				      (*new)->key.len);
 	if (item && (item->flags & KWQ_ITEM_HELD))
 		return item;
