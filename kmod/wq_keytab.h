@@ -38,7 +38,8 @@
 /**
  * struct kwq_key - a key as stored in a key table (embedded in a record)
  * @node: hash chain
- * @hash: kwq_keytab_hash() of the bytes
+ * @hash: the low 32 bits of kwq_keytab_hash() of the bytes: all the table
+ *	uses (see below)
  * @len: number of bytes; says where they are (kwq_key_data())
  * @ext: the bytes of a key longer than KWQ_INLINE_KEY, allocated by the
  *	owner
@@ -46,10 +47,15 @@
  *
  * Most keys are short and live in the key itself: no pointer to them is
  * stored, @len alone tells @ext from @inl.
+ *
+ * A bucket is chosen by at most KWQ_KEYTAB_MAX_SHIFT low bits of the hash,
+ * and equal hashes only decide which keys get their bytes compared, so 32
+ * bits are kept: the key is 8 bytes smaller (no padding after @len), and a
+ * lookup finds the same key as with the full hash.
  */
 struct kwq_key {
 	struct hlist_node node;
-	u64 hash;
+	u32 hash;
 	u32 len;
 	union {
 		u8 *ext;
