@@ -159,6 +159,10 @@ struct wq_ipc;
  * @start_ns: when the key was handed out, while PROCESSING
  * @dirty_ns: when the key last became pending (the add that made it dirty,
  *	or its put back by a closing handle): queue_duration runs from here
+ *
+ * One per key held, so its size is most of the memory per key (figure 8):
+ * at most 152 bytes, checked by a BUILD_BUG_ON in wq_init(), and no
+ * padding (72 + 16 + 16 + 4 + 4 + 8 + 16 + 8 + 8 on 64-bit).
  */
 struct kwq_item {
 	struct kwq_key key;
