@@ -230,9 +230,9 @@ static size_t wq_take_bytes(const struct kwq_take *t)
  * copy faults, the chunk's keys go back to the head of the queue, in their
  * order and in one hold of its lock, and the call stops there.
  */
-static int wq_take_deliver(struct kwq *q, struct kwq_holder *holder,
-			   struct kwq_take *t, struct wq_take_chunk *c,
-			   u8 __user *ubuf, struct wq_iov __user *ukeys)
+static int wq_take_deliver(struct kwq *q, struct kwq_take *t,
+			   struct wq_take_chunk *c, u8 __user *ubuf,
+			   struct wq_iov __user *ukeys)
 {
 	size_t off = 0;
 	u32 i;
@@ -250,7 +250,7 @@ static int wq_take_deliver(struct kwq *q, struct kwq_holder *holder,
 		c->refs[i].len = c->lens[i];
 		c->refs[i].hash = kwq_record_hash(q, t->buf + off, c->lens[i]);
 	}
-	kwq_queue_unget_many(q, holder, c->refs, c->gens, t->taken);
+	kwq_queue_unget_many(q, c->refs, c->gens, t->taken);
 	return -EFAULT;
 }
 
@@ -325,8 +325,7 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		ret = kwq_queue_take(q, &t, deadline, flags);
 		if (ret)
 			break;
-		ret = wq_take_deliver(q, holder, &t, c, ubuf + off,
-				      ukeys + total);
+		ret = wq_take_deliver(q, &t, c, ubuf + off, ukeys + total);
 		if (ret)
 			break;
 		off += wq_take_bytes(&t);

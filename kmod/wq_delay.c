@@ -112,7 +112,7 @@ int kwq_delay_room_locked(struct kwq *q, const struct kwq_item *new)
 	lockdep_assert_held(&q->lock);
 	if (idx < 0 || q->shutting_down)
 		return -1;
-	item = kwq_record_find_locked(q, new->key.hash, new->key.data,
+	item = kwq_record_find_locked(q, new->key.hash, kwq_key_data(&new->key),
 				      new->key.len);
 	if (item && (item->flags & KWQ_ITEM_WAITING))
 		return -1;

@@ -190,7 +190,7 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	item = kwq_record_alloc(a->key_len, WQ_GFP_KEYS);
 	if (!item)
 		return -ENOMEM;
-	if (copy_from_user(item->key.data, u64_to_user_ptr(a->key),
+	if (copy_from_user(kwq_key_data(&item->key), u64_to_user_ptr(a->key),
 			   a->key_len)) {
 		kwq_record_free(item);
 		return -EFAULT;
@@ -248,7 +248,7 @@ static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	    ((!ret && wq_copy_out(u64_to_user_ptr(g->buf), buf, len)) ||
 	     put_user(len, &ug->key_len))) {
 		if (!ret)
-			kwq_queue_unget(q, holder, buf, len, gen);
+			kwq_queue_unget(q, buf, len, gen);
 		ret = -EFAULT;
 	}
 	if (buf != small)

@@ -31,7 +31,7 @@ static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off,
 			t->lens[0] = item->key.len;
 		return -EMSGSIZE;
 	}
-	memcpy(t->buf + *off, item->key.data, item->key.len);
+	memcpy(t->buf + *off, kwq_key_data(&item->key), item->key.len);
 	*off += item->key.len;
 	t->lens[i] = item->key.len;
 
@@ -39,7 +39,6 @@ static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off,
 	WRITE_ONCE(q->nr_queued, q->nr_queued - 1);
 	item->flags = (item->flags & ~KWQ_ITEM_QUEUED) | KWQ_ITEM_PROCESSING;
 	q->nr_processing++;
-	item->holder = t->holder;
 	if (t->holder)
 		list_add_tail(&item->link, &t->holder->held);
 	/* per queue, so a record freed and made again never repeats one */
@@ -175,7 +174,6 @@ int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
  * kwq_queue_unget_many() - undo a kwq_queue_take() whose keys could not be
  * delivered
  * @q: the queue
- * @holder: the holder given to kwq_queue_take()
  * @keys: the keys taken, in the order they were taken
  * @gens: their generations, from kwq_queue_take()
  * @n: how many, 1..KWQ_BATCH
@@ -183,13 +181,14 @@ int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
  * Puts the keys still processing from that very take (not done, not
  * handed out again since) back at the head of the queue, in their order,
  * in one hold of q->lock (no other consumer sees some back and not
- * others).
+ * others). The generations say which keys those are: each take numbers
+ * its keys from q->gen_seq, never reused, so a key processing with the
+ * same generation is still the one the take gave its holder.
  *
  * Context: any context.
  */
-void kwq_queue_unget_many(struct kwq *q, struct kwq_holder *holder,
-			  const struct kwq_keyref *keys, const u64 *gens,
-			  unsigned int n)
+void kwq_queue_unget_many(struct kwq *q, const struct kwq_keyref *keys,
+			  const u64 *gens, unsigned int n)
 {
 	struct kwq_item *item;
 	unsigned long flags;
@@ -203,7 +202,7 @@ void kwq_queue_unget_many(struct kwq *q, struct kwq_holder *holder,
 		item = kwq_record_find_locked(q, keys[n].hash, keys[n].data,
 					      keys[n].len);
 		if (item && (item->flags & KWQ_ITEM_PROCESSING) &&
-		    item->holder == holder && item->gen == gens[n])
+		    item->gen == gens[n])
 			kwq_requeue_locked(q, item, true);
 	}
 	queued = q->nr_queued - queued;
@@ -215,7 +214,6 @@ void kwq_queue_unget_many(struct kwq *q, struct kwq_holder *holder,
  * kwq_queue_unget() - undo a kwq_queue_get() whose key could not be
  * delivered
  * @q: the queue
- * @holder: the holder given to kwq_queue_get()
  * @key: the key
  * @len: its length
  * @gen: the generation kwq_queue_get() returned
@@ -224,14 +222,13 @@ void kwq_queue_unget_many(struct kwq *q, struct kwq_holder *holder,
  *
  * Context: any context.
  */
-void kwq_queue_unget(struct kwq *q, struct kwq_holder *holder,
-		     const void *key, u32 len, u64 gen)
+void kwq_queue_unget(struct kwq *q, const void *key, u32 len, u64 gen)
 {
 	struct kwq_keyref k = {
 		.data = key, .len = len, .hash = kwq_record_hash(q, key, len),
 	};
 
-	kwq_queue_unget_many(q, holder, &k, &gen, 1);
+	kwq_queue_unget_many(q, &k, &gen, 1);
 }
 
 /**

@@ -26,10 +26,17 @@
  * @when: the ordering key (ready time, ns)
  * @seq: ties on @when are broken by this (scheduling order)
  * @index: position in the heap; meaningless while not in it
+ *
+ * @seq is 32 bits so that a node takes 16 bytes (one per record: the
+ * memory per key of figure 8). It is compared as a plain unsigned number,
+ * so (@when, @seq) stays a total order the heap can rely on; after 2^32
+ * schedulings it wraps, and nodes with equal @when scheduled across the
+ * wrap leave in the wrong order among themselves. Only that tie order is
+ * affected: a node never leaves before one with an earlier @when.
  */
 struct kwq_heap_node {
 	s64 when;
-	u64 seq;
+	u32 seq;
 	u32 index;
 };
 
@@ -38,13 +45,13 @@ struct kwq_heap_node {
  * @chunks: directory of @nr_chunks chunks (NULL where not allocated yet)
  * @nr_chunks: size of the directory
  * @len: nodes in the heap
- * @seq: next scheduling sequence number
+ * @seq: next scheduling sequence number (wraps: see struct kwq_heap_node)
  */
 struct kwq_heap {
 	struct kwq_heap_node ***chunks;
 	u32 nr_chunks;
 	u32 len;
-	u64 seq;
+	u32 seq;
 };
 
 static inline u32 kwq_heap_chunks_for(u32 max_nodes)

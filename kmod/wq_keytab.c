@@ -60,6 +60,8 @@ struct hlist_head *kwq_keytab_alloc_buckets(unsigned int shift, gfp_t gfp)
  */
 int kwq_keytab_init(struct kwq_keytab *kt, gfp_t gfp)
 {
+	/* buckets are chosen by the bits struct kwq_key keeps of a hash */
+	BUILD_BUG_ON(KWQ_KEYTAB_MAX_SHIFT > 32);
 	memset(kt, 0, sizeof(*kt));
 	kt->shift = KWQ_KEYTAB_MIN_SHIFT;
 	kt->buckets = kwq_keytab_alloc_buckets(kt->shift, gfp);
@@ -91,7 +93,7 @@ void kwq_keytab_destroy(struct kwq_keytab *kt)
  * @data: key bytes
  * @len: key length
  *
- * Return: the hash to store in struct kwq_key and to pass to find.
+ * Return: the hash to pass to find; struct kwq_key stores its low 32 bits.
  */
 u64 kwq_keytab_hash(const struct kwq_keytab *kt, const void *data, u32 len)
 {
@@ -104,8 +106,8 @@ static struct kwq_key *kwq_chain_find(struct hlist_head *head, u64 hash,
 	struct kwq_key *k;
 
 	hlist_for_each_entry(k, head, node)
-		if (k->hash == hash && k->len == len &&
-		    !memcmp(k->data, data, len))
+		if (k->hash == (u32)hash && k->len == len &&
+		    !memcmp(kwq_key_data(k), data, len))
 			return k;
 	return NULL;
 }

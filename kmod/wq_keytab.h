@@ -33,19 +33,47 @@
 #include <linux/siphash.h>
 #include <linux/types.h>
 
+#define KWQ_INLINE_KEY		48	/* keys up to this long live inline */
+
 /**
  * struct kwq_key - a key as stored in a key table (embedded in a record)
  * @node: hash chain
- * @hash: kwq_keytab_hash() of the bytes
- * @len: length of @data
- * @data: the key bytes
+ * @hash: the low 32 bits of kwq_keytab_hash() of the bytes: all the table
+ *	uses (see below)
+ * @len: number of bytes; says where they are (kwq_key_data())
+ * @ext: the bytes of a key longer than KWQ_INLINE_KEY, allocated by the
+ *	owner
+ * @inl: the bytes of a key of at most KWQ_INLINE_KEY
+ *
+ * Most keys are short and live in the key itself: no pointer to them is
+ * stored, @len alone tells @ext from @inl.
+ *
+ * A bucket is chosen by at most KWQ_KEYTAB_MAX_SHIFT low bits of the hash,
+ * and equal hashes only decide which keys get their bytes compared, so 32
+ * bits are kept: the key is 8 bytes smaller (no padding after @len), and a
+ * lookup finds the same key as with the full hash.
  */
 struct kwq_key {
 	struct hlist_node node;
-	u64 hash;
+	u32 hash;
 	u32 len;
-	u8 *data;
+	union {
+		u8 *ext;
+		u8 inl[KWQ_INLINE_KEY];
+	};
 };
+
+/**
+ * kwq_key_data() - the bytes of a key
+ * @key: the key, with @key->len set
+ *
+ * Return: @key->len bytes, in @key->inl or at @key->ext; writable, for the
+ * owner to fill a key that is in no table yet.
+ */
+static inline u8 *kwq_key_data(const struct kwq_key *key)
+{
+	return key->len > KWQ_INLINE_KEY ? key->ext : (u8 *)key->inl;
+}
 
 /**
  * struct kwq_keytab - hash table of struct kwq_key

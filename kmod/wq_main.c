@@ -98,6 +98,15 @@ static int __init wq_init(void)
 {
 	int ret;
 
+	/*
+	 * Figure 8 (README "Performance"): a held key may cost the kernel at
+	 * most 160 bytes beyond its own bytes. Its record is most of that;
+	 * the rest is the memcg pointer of the SLAB_ACCOUNT object (8),
+	 * slab page slack and the key table's buckets (~4). A field added
+	 * to struct kwq_item must make room for itself.
+	 */
+	BUILD_BUG_ON(sizeof(struct kwq_item) > 152);
+
 	ret = kwq_record_cache_init();
 	if (ret)
 		return ret;

@@ -129,7 +129,6 @@ static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
 	lockdep_assert_held(&q->lock);
 	kwq_metrics_end_locked(q, item);
 	list_del_init(&item->link);
-	item->holder = NULL;
 	/* a discard zeroed nr_dirty and left the marks to be ignored */
 	if ((item->flags & KWQ_ITEM_DIRTY) && !q->discarded)
 		q->nr_dirty--;
@@ -278,7 +277,7 @@ static unsigned int kwq_add_spared_locked(struct kwq *q,
 			new = kwq_record_spare_locked(q, keys[i].len);
 			if (!new)
 				break;
-			memcpy(new->key.data, keys[i].data, keys[i].len);
+			memcpy(kwq_key_data(&new->key), keys[i].data, keys[i].len);
 			new->key.hash = keys[i].hash;
 		}
 		item = kwq_accept_found_locked(q, item, &new, unlimited);
@@ -308,7 +307,8 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
 			res[i] = -ENOMEM;
 			continue;
 		}
-		memcpy(items[i]->key.data, keys[i].data, keys[i].len);
+		memcpy(kwq_key_data(&items[i]->key), keys[i].data,
+		       keys[i].len);
 		items[i]->key.hash = keys[i].hash;
 	}
 	kwq_record_grow(q, gfp);

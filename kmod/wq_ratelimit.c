@@ -97,7 +97,8 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
 		 unsigned int flags, gfp_t gfp, ktime_t deadline)
 {
 	return kwq_add_item_hashed(q, new,
-				   kwq_record_hash(q, new->key.data, new->key.len),
+				   kwq_record_hash(q, kwq_key_data(&new->key),
+						   new->key.len),
 				   delay_ns, flags, gfp, deadline);
 }
 
@@ -136,7 +137,7 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
 		*new = kwq_record_spare_locked(q, len);
 		if (!*new)
 			return false;
-		memcpy((*new)->key.data, key, len);
+		memcpy(kwq_key_data(&(*new)->key), key, len);
 		(*new)->key.hash = hash;
 	}
 	item = kwq_accept_found_locked(q, item, new, unlimited);
@@ -198,7 +199,7 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 		new = kwq_record_alloc(len, gfp);
 		if (!new)
 			return -ENOMEM;
-		memcpy(new->key.data, key, len);
+		memcpy(kwq_key_data(&new->key), key, len);
 	}
 	return kwq_add_item_hashed(q, new, hash, delay_ns, flags, gfp,
 				   deadline);

@@ -24,7 +24,7 @@ int kwq_record_cache_init(void)
 						    sizeof(struct kwq_item), 0,
 						    SLAB_ACCOUNT,
 						    offsetof(struct kwq_item,
-							     inline_key),
+							     key.inl),
 						    KWQ_INLINE_KEY, NULL);
 	return kwq_item_cache ? 0 : -ENOMEM;
 }
@@ -38,13 +38,14 @@ void kwq_record_cache_exit(void)
 	kmem_cache_destroy(kwq_item_cache);
 }
 
-/* A record of a key of @len bytes with every other field cleared. */
+/*
+ * A record of a key of @len bytes with every other field cleared; the key's
+ * bytes (and, for a long key, its allocation) are the caller's.
+ */
 static void kwq_record_init(struct kwq_item *item, u32 len)
 {
-	memset(item, 0, offsetof(struct kwq_item, inline_key));
-	item->key.data = item->inline_key;
+	memset(item, 0, sizeof(*item));
 	item->key.len = len;
-	INIT_HLIST_NODE(&item->key.node);
 	INIT_LIST_HEAD(&item->link);
 	INIT_LIST_HEAD(&item->run);
 }
@@ -54,7 +55,7 @@ static void kwq_record_init(struct kwq_item *item, u32 len)
  * @len: key length, 1..WQ_KEY_MAX
  * @gfp: allocation flags
  *
- * The caller fills item->key.data[0..len-1].
+ * The caller fills the len bytes at kwq_key_data(&item->key).
  *
  * Context: any context @gfp allows; not under q->lock.
  * Return: the record, or NULL.
@@ -62,23 +63,20 @@ static void kwq_record_init(struct kwq_item *item, u32 len)
 struct kwq_item *kwq_record_alloc(u32 len, gfp_t gfp)
 {
 	struct kwq_item *item;
-	u8 *data = NULL;
 
 	gfp |= __GFP_NOWARN;	/* a failed add is -ENOMEM, nothing worse */
 
 	item = kmem_cache_alloc(kwq_item_cache, gfp);
 	if (!item)
 		return NULL;
+	kwq_record_init(item, len);
 	if (len > KWQ_INLINE_KEY) {
-		data = kmalloc(len, gfp);
-		if (!data) {
+		item->key.ext = kmalloc(len, gfp);
+		if (!item->key.ext) {
 			kmem_cache_free(kwq_item_cache, item);
 			return NULL;
 		}
 	}
-	kwq_record_init(item, len);
-	if (data)
-		item->key.data = data;
 	return item;
 }
 
@@ -88,8 +86,8 @@ struct kwq_item *kwq_record_alloc(u32 len, gfp_t gfp)
  */
 void kwq_record_free(struct kwq_item *item)
 {
-	if (item->key.data != item->inline_key)
-		kfree(item->key.data);
+	if (item->key.len > KWQ_INLINE_KEY)
+		kfree(item->key.ext);
 	kmem_cache_free(kwq_item_cache, item);
 }
 
@@ -253,7 +251,8 @@ static void kwq_record_retired_locked(struct kwq *q)
 void kwq_record_prepare(struct kwq *q, struct kwq_item *new, gfp_t gfp)
 {
 	kwq_record_prepare_hashed(q, new,
-				  kwq_record_hash(q, new->key.data, new->key.len),
+				  kwq_record_hash(q, kwq_key_data(&new->key),
+						  new->key.len),
 				  gfp);
 }
 
@@ -312,7 +311,7 @@ struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
 	return kwq_record_hold_found_locked(q,
 					    kwq_record_find_locked(q,
 								   (*new)->key.hash,
-								   (*new)->key.data,
+								   kwq_key_data(&(*new)->key),
 								   (*new)->key.len),
 					    new, unlimited);
 }
@@ -398,7 +397,7 @@ struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len)
 void kwq_record_put_locked(struct kwq *q, struct kwq_item *item)
 {
 	lockdep_assert_held(&q->lock);
-	if (item->key.data == item->inline_key && q->nr_spare < KWQ_SPARE_MAX) {
+	if (item->key.len <= KWQ_INLINE_KEY && q->nr_spare < KWQ_SPARE_MAX) {
 		list_add(&item->link, &q->spare);
 		q->nr_spare++;
 		return;

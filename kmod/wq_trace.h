@@ -48,7 +48,7 @@ static inline void kwq_trace_name(char *dst, const struct kwq *q)
 static inline void kwq_trace_key(char *dst, const struct kwq_item *item)
 {
 	u32 i, n = min_t(u32, item->key.len, KWQ_TRACE_KEY);
-	const u8 *k = item->key.data;
+	const u8 *k = kwq_key_data(&item->key);
 
 	for (i = 0; i < n; i++)
 		dst[i] = (k[i] >= 0x20 && k[i] < 0x7f) ? k[i] : '.';

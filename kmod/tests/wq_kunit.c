@@ -44,7 +44,7 @@ static struct kt_item *kt_items(struct kunit *test, int n)
 	for (i = 0; i < n; i++) {
 		it[i].key.len = snprintf(it[i].bytes, sizeof(it[i].bytes),
 					 "key-%d", i);
-		it[i].key.data = it[i].bytes;
+		memcpy(it[i].key.inl, it[i].bytes, it[i].key.len);
 		INIT_HLIST_NODE(&it[i].key.node);
 	}
 	return it;
@@ -118,6 +118,42 @@ static void keytab_same_hash_different_bytes(struct kunit *test)
 	kwq_keytab_destroy(&kt);
 }
 
+/* Keys longer than KWQ_INLINE_KEY are compared at key->ext. */
+static void keytab_inline_and_external_keys(struct kunit *test)
+{
+	u8 *bytes = kunit_kzalloc(test, KWQ_INLINE_KEY + 2, GFP_KERNEL);
+	struct kwq_key *k = kunit_kcalloc(test, 3, sizeof(*k), GFP_KERNEL);
+	struct kwq_keytab kt;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, bytes);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	memset(bytes, 'k', KWQ_INLINE_KEY + 2);
+	KUNIT_ASSERT_EQ(test, 0, kwq_keytab_init(&kt, GFP_KERNEL));
+	for (i = 0; i < 3; i++) {
+		k[i].len = KWQ_INLINE_KEY + i;	/* inline, then not */
+		if (k[i].len > KWQ_INLINE_KEY) {
+			k[i].ext = kunit_kmalloc(test, k[i].len, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, k[i].ext);
+		}
+		KUNIT_EXPECT_PTR_EQ(test, k[i].len > KWQ_INLINE_KEY ?
+				    k[i].ext : k[i].inl, kwq_key_data(&k[i]));
+		memcpy(kwq_key_data(&k[i]), bytes, k[i].len);
+		INIT_HLIST_NODE(&k[i].node);
+		k[i].hash = 7;		/* one chain: the bytes decide */
+		kwq_keytab_insert(&kt, &k[i]);
+	}
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_PTR_EQ(test, &k[i],
+				    kwq_keytab_find(&kt, 7, bytes, k[i].len));
+	bytes[KWQ_INLINE_KEY] = 'x';
+	KUNIT_EXPECT_NULL(test, kwq_keytab_find(&kt, 7, bytes,
+						KWQ_INLINE_KEY + 1));
+	for (i = 0; i < 3; i++)
+		kwq_keytab_remove(&kt, &k[i]);
+	kwq_keytab_destroy(&kt);
+}
+
 /* Every key stays findable while the table doubles and migrates. */
 static void keytab_grows_incrementally(struct kunit *test)
 {
@@ -181,6 +217,7 @@ static void keytab_drain_visits_all(struct kunit *test)
 WQ_KUNIT_SUITE(wq_keytab, "wq-keytab",
 	       KUNIT_CASE(keytab_find_insert_remove),
 	       KUNIT_CASE(keytab_same_hash_different_bytes),
+	       KUNIT_CASE(keytab_inline_and_external_keys),
 	       KUNIT_CASE(keytab_grows_incrementally),
 	       KUNIT_CASE(keytab_drain_visits_all));
 

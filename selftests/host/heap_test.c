@@ -136,6 +136,37 @@ TEST(chunks_bounded_by_max)
 	heap_fini(&f);
 }
 
+/*
+ * The scheduling sequence is 32 bits and wraps: across the wrap only ties
+ * on the ready time may leave out of scheduling order, never a node
+ * before one that is ready earlier, and the heap stays a heap.
+ */
+TEST(seq_wrap_keeps_ready_time_order)
+{
+	static struct node n[64];
+	struct fixture_heap f;
+	s64 last = -1;
+	int i;
+
+	heap_init(&f, 64);
+	f.h.seq = (u32)-20;
+	for (i = 0; i < 64; i++) {
+		push(&f, &n[i], (i * 7) % 5);
+		ASSERT_TRUE(heap_ok(&f));
+	}
+	EXPECT_EQ(44U, f.h.seq);
+	for (i = 0; i < 64; i++) {
+		struct kwq_heap_node *top = kwq_heap_pop(&f.h);
+
+		ASSERT_NE(NULL, top);
+		ASSERT_LE(last, top->when);
+		last = top->when;
+		ASSERT_TRUE(heap_ok(&f));
+	}
+	EXPECT_EQ(NULL, kwq_heap_pop(&f.h));
+	heap_fini(&f);
+}
+
 /* Random pushes, pops, removals and moves against a reference model. */
 TEST(random_against_model)
 {
