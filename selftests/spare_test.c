@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Spare records (kmod/wq_record.h): the record of a short key that went
+ * away is kept, up to 64 a queue, and the next new short key takes it
+ * instead of an allocation; so is a batch of new keys after a batch of
+ * dones.
+ *
+ * Whether a call allocated is read off fail-nth: with 1 written to
+ * /proc/thread-self/fail-nth, the thread's next slab allocation fails, and
+ * reading it back gives 1 if no allocation was tried meanwhile. Each test
+ * also shows the same call failing with -ENOMEM where no spare record is
+ * there, so it can fail. Needs fault injection (the debug lane, where it
+ * may not skip); failslab's knobs are set as failnth_test.c sets them, and
+ * restored.
+ */
+#include "wq_test_util.h"
+#include "wq_test_files.h"
+
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+#define FAIL_NTH	"/proc/thread-self/fail-nth"
+#define SPARE_MAX	64	/* KWQ_SPARE_MAX */
+#define NKNOBS		5
+
+static const char *const knob_names[NKNOBS] = {
+	"ignore-gfp-wait", "verbose", "probability", "cache-filter", "times",
+};
+static const char *const knob_values[NKNOBS] = { "N", "0", "0", "N", "-1" };
+
+FIXTURE(spare) {
+	int nth_fd;
+	int fd;
+	char name[WQ_NAME_MAX];
+	char saved[NKNOBS][64];
+	bool knobs_set[NKNOBS];
+};
+
+FIXTURE_SETUP(spare)
+{
+	char path[128];
+	size_t i;
+
+	self->nth_fd = -1;
+	self->fd = -1;
+	memset(self->knobs_set, 0, sizeof(self->knobs_set));
+	if (!wqt_have_dev())
+		SKIP(return, "/dev/wq missing (module not loaded)");
+	if (getenv("WQ_DEBUG_LANE"))
+		ASSERT_EQ(0, access(FAIL_NTH, W_OK) |
+			     access(FAILSLAB "ignore-gfp-wait", W_OK))
+			TH_LOG("no fail-nth or failslab on the debug lane");
+	if (access(FAIL_NTH, W_OK) || access(FAILSLAB "ignore-gfp-wait", W_OK))
+		SKIP(return, "no fail-nth or failslab (the debug lane has them)");
+	for (i = 0; i < NKNOBS; i++) {
+		snprintf(path, sizeof(path), FAILSLAB "%s", knob_names[i]);
+		ASSERT_EQ(0, wqt_read_file(path, self->saved[i],
+					   sizeof(self->saved[i])));
+		ASSERT_EQ(0, wqt_write_file(path, knob_values[i]));
+		self->knobs_set[i] = true;
+	}
+	self->nth_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->nth_fd);
+	self->fd = wqt_create_bounded(self->name, "spare", 0);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(spare)
+{
+	char path[128];
+	size_t i;
+
+	if (self->nth_fd >= 0) {
+		(void)!pwrite(self->nth_fd, "0", 1, 0);
+		close(self->nth_fd);
+	}
+	if (self->fd >= 0) {
+		wq_close(self->fd);
+		wq_destroy(self->name);
+	}
+	for (i = 0; i < NKNOBS; i++) {
+		if (!self->knobs_set[i])
+			continue;
+		snprintf(path, sizeof(path), FAILSLAB "%s", knob_names[i]);
+		wqt_write_file(path, self->saved[i]);
+	}
+}
+
+/* Fail this thread's next allocation. */
+static void arm(struct __test_metadata *_metadata, int nth_fd)
+{
+	ASSERT_EQ(1, pwrite(nth_fd, "1", 1, 0));
+}
+
+/* Disarm; true if no allocation was tried since arm(). */
+static bool disarm(struct __test_metadata *_metadata, int nth_fd)
+{
+	char buf[16] = { 0 };
+	ssize_t n = pread(nth_fd, buf, sizeof(buf) - 1, 0);
+
+	EXPECT_EQ(1, pwrite(nth_fd, "0", 1, 0));
+	EXPECT_LT(0, n);
+	return atoi(buf) != 0;
+}
+
+static void key_of(char *key, int i)
+{
+	snprintf(key, 16, "s%07d", i);		/* 8 bytes */
+}
+
+/* Add keys [from, to), then get and done them all. */
+static void cycle(struct __test_metadata *_metadata, int fd, int from, int to)
+{
+	char key[16], buf[64];
+	int i;
+
+	for (i = from; i < to; i++) {
+		key_of(key, i);
+		ASSERT_EQ(0, wq_add(fd, key, 8));
+	}
+	for (i = from; i < to; i++) {
+		ASSERT_EQ(8, wq_get(fd, buf, sizeof(buf), 0));
+		ASSERT_EQ(0, wq_done(fd, buf, 8));
+	}
+}
+
+/* A new short key after a done takes the done key's record. */
+TEST_F(spare, new_key_after_done_allocates_nothing)
+{
+	char key[16];
+
+	key_of(key, 1);
+	arm(_metadata, self->nth_fd);	/* no spare yet: the record fails */
+	EXPECT_EQ(-ENOMEM, wq_add(self->fd, key, 8));
+	EXPECT_FALSE(disarm(_metadata, self->nth_fd));
+
+	cycle(_metadata, self->fd, 0, 1);
+	arm(_metadata, self->nth_fd);
+	EXPECT_EQ(0, wq_add(self->fd, key, 8));
+	EXPECT_TRUE(disarm(_metadata, self->nth_fd));
+	EXPECT_EQ(1, wq_len(self->fd));
+}
+
+/* A key too long to live inline (48 bytes) never takes a spare record. */
+TEST_F(spare, long_key_allocates)
+{
+	char key[49];
+
+	cycle(_metadata, self->fd, 0, 4);
+	memset(key, 'L', sizeof(key));
+	arm(_metadata, self->nth_fd);
+	EXPECT_EQ(-ENOMEM, wq_add(self->fd, key, sizeof(key)));
+	EXPECT_FALSE(disarm(_metadata, self->nth_fd));
+	EXPECT_EQ(0, wq_len(self->fd));
+}
+
+/* At most 64 records are kept: the 65th new key allocates. */
+TEST_F(spare, at_most_64_kept)
+{
+	char key[16];
+	int i;
+
+	cycle(_metadata, self->fd, 0, SPARE_MAX + 36);
+	for (i = 0; i < SPARE_MAX; i++) {
+		key_of(key, 1000 + i);
+		arm(_metadata, self->nth_fd);
+		ASSERT_EQ(0, wq_add(self->fd, key, 8)) TH_LOG("key %d", i);
+		ASSERT_TRUE(disarm(_metadata, self->nth_fd)) TH_LOG("key %d", i);
+	}
+	key_of(key, 1000 + SPARE_MAX);
+	arm(_metadata, self->nth_fd);
+	EXPECT_EQ(-ENOMEM, wq_add(self->fd, key, 8));
+	EXPECT_FALSE(disarm(_metadata, self->nth_fd));
+	EXPECT_EQ(SPARE_MAX, wq_len(self->fd));
+}
+
+/* A batch of new keys after a batch of dones allocates nothing. */
+TEST_F(spare, batch_after_batch_done_allocates_nothing)
+{
+	char keys[SPARE_MAX][16], buf[SPARE_MAX * 16];
+	struct iovec iov[SPARE_MAX];
+	int errs[SPARE_MAX], i;
+	ssize_t got;
+
+	for (i = 0; i < SPARE_MAX; i++) {
+		key_of(keys[i], i);
+		iov[i].iov_base = keys[i];
+		iov[i].iov_len = 8;
+	}
+	ASSERT_EQ(SPARE_MAX, wq_add_batch(self->fd, iov, SPARE_MAX, errs));
+	got = wq_get_batch(self->fd, buf, sizeof(buf), iov, SPARE_MAX, 0);
+	ASSERT_EQ(SPARE_MAX, got);
+	ASSERT_EQ(SPARE_MAX, wq_done_batch(self->fd, iov, SPARE_MAX, errs));
+
+	for (i = 0; i < SPARE_MAX; i++) {
+		key_of(keys[i], 100 + i);
+		iov[i].iov_base = keys[i];
+		iov[i].iov_len = 8;
+	}
+	arm(_metadata, self->nth_fd);
+	EXPECT_EQ(SPARE_MAX, wq_add_batch(self->fd, iov, SPARE_MAX, errs));
+	EXPECT_TRUE(disarm(_metadata, self->nth_fd));
+	EXPECT_EQ(SPARE_MAX, wq_len(self->fd));
+	for (i = 0; i < SPARE_MAX; i++)
+		EXPECT_EQ(0, errs[i]);
+}
+
+TEST_HARNESS_MAIN
