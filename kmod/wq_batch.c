@@ -4,89 +4,105 @@
  * keys in one system call (the throughput path).
  *
  * The keys travel as an array of struct wq_iov, read in one copy. They are
- * then handled in chunks of at most KWQ_BATCH keys (and WQ_BATCH_BUF bytes
- * for GET and DONE): the user memory of a chunk is copied while no lock is
- * held, then the queue's lock is taken once for the whole chunk
- * (kwq_queue_add_many(), kwq_queue_take(), kwq_queue_done_many()), so no
- * hold of it grows with the batch and consumers are woken once per chunk,
- * as many as keys were queued.
+ * then handled in chunks of at most KWQ_BATCH keys and WQ_BATCH_BUF (8 KiB)
+ * key bytes (a key is at most WQ_KEY_MAX, 4 KiB, so one always fits): the
+ * user memory of a chunk is copied while no lock is held, then the queue's
+ * lock is taken once for the whole chunk (kwq_queue_add_many(),
+ * kwq_queue_take(), kwq_queue_done_many()), so no hold of it grows with
+ * the batch and consumers are woken once per chunk, as many as keys were
+ * queued.
+ *
+ * Memory: a call borrows one struct wq_scratch (wq_scratch.c: a bounded
+ * global pool) for its chunks, its key bytes and, for up to KWQ_BATCH
+ * keys, its key array; so the common call allocates nothing but the
+ * records of new keys that find no spare record (ADD, wq_record.h). Only
+ * the key array of an ADD or DONE of more than KWQ_BATCH keys is allocated
+ * (up to 16 KiB), once per call.
  *
  * Errors: the call's own (-EINVAL for its fields, -EFAULT for the key array
  * or the results array, -ENOMEM) are found before any key is touched, and
  * change nothing; each key's own (its length, its memory, the queue full,
  * the quota) go to its entry of the results array, and the others go on.
  * The results array is written with zeros before anything changes, so it
- * is known to be writable; should it become unwritable meanwhile (another
- * thread unmapping it), the keys stay added or done and the call still
- * returns their number.
+ * is known to be writable, and each chunk's results are written after the
+ * chunk; should it become unwritable meanwhile (another thread unmapping
+ * it), the keys stay added or done and the call still returns their
+ * number.
  *
  * Context of every function: process context (an ioctl); sleeps.
  */
 #include <linux/minmax.h>
-#include <linux/slab.h>
+#include <linux/mm.h>
 #include <linux/uaccess.h>
 
 #include "wq_dev.h"
 #include "wq_record.h"
+#include "wq_scratch.h"
 
-/* Most key bytes copied in or out per chunk (a key is at most 4 KiB). */
-#define WQ_BATCH_BUF	(64 * 1024)
-
-/* The array of keys and, where asked for, the results: read and checked. */
+/* A call of ADD or DONE: its scratch, its key array, its results array. */
 struct wq_batch_io {
+	struct wq_scratch *s;
 	struct wq_iov *iov;
-	int *res;
+	int __user *ures;
 };
 
 static void wq_batch_io_free(struct wq_batch_io *io)
 {
-	kvfree(io->iov);
-	kvfree(io->res);
+	if (io->iov != io->s->iov)
+		kvfree(io->iov);
+	wq_scratch_put(io->s);
 }
 
 /*
- * The fields ADD and DONE share: no flags, no GET fields; the key array
- * copied in, the results array zeroed (so it is known to be writable).
+ * The fields ADD and DONE share: no flags, no GET fields; the scratch
+ * borrowed, the key array copied in, the results array zeroed (so it is
+ * known to be writable).
  */
 static int wq_batch_io_in(const struct wq_batch *b, struct wq_batch_io *io)
 {
 	size_t n = b->count;
+	int ret;
 
-	io->iov = NULL;
-	io->res = NULL;
 	if (b->flags || !n || n > WQ_BATCH_MAX || b->buf || b->buf_cap ||
 	    b->deadline_ns)
 		return -EINVAL;
-	io->iov = kvmalloc_array(n, sizeof(*io->iov), GFP_KERNEL_ACCOUNT);
-	io->res = kvcalloc(n, sizeof(*io->res), GFP_KERNEL_ACCOUNT);
-	if (!io->iov || !io->res)
-		goto err_nomem;
+	io->s = wq_scratch_get();
+	if (!io->s)
+		return -ENOMEM;
+	io->iov = io->s->iov;
+	io->ures = u64_to_user_ptr(b->results);
+	ret = -ENOMEM;
+	if (n > KWQ_BATCH) {
+		io->iov = kvmalloc_array(n, sizeof(*io->iov),
+					 GFP_KERNEL_ACCOUNT);
+		if (!io->iov) {
+			io->iov = io->s->iov;
+			goto err;
+		}
+	}
+	ret = -EFAULT;
 	if (copy_from_user(io->iov, u64_to_user_ptr(b->keys),
 			   n * sizeof(*io->iov)))
-		goto err_fault;
-	if (b->results &&
-	    copy_to_user(u64_to_user_ptr(b->results), io->res,
-			 n * sizeof(*io->res)))
-		goto err_fault;
+		goto err;
+	if (io->ures && clear_user(io->ures, n * sizeof(*io->ures)))
+		goto err;
 	return 0;
 
-err_nomem:
+err:
 	wq_batch_io_free(io);
-	return -ENOMEM;
-err_fault:
-	wq_batch_io_free(io);
-	return -EFAULT;
+	return ret;
 }
 
-/* The results out (see the top of the file), and the count of successes. */
-static long wq_batch_io_out(const struct wq_batch *b, struct wq_batch_io *io,
-			    unsigned int ok)
+/*
+ * The results of the chunk of @n keys from @i (io->s->res) out; should
+ * the results array fault, the call goes on (see the top of the file).
+ */
+static void wq_batch_io_out(struct wq_batch_io *io, unsigned int i,
+			    unsigned int n)
 {
-	if (b->results)
-		(void)!copy_to_user(u64_to_user_ptr(b->results), io->res,
-				    b->count * sizeof(*io->res));
-	wq_batch_io_free(io);
-	return ok;
+	if (io->ures)
+		(void)!copy_to_user(io->ures + i, io->s->res,
+				    n * sizeof(*io->ures));
 }
 
 /* Is @iov's length a key length? (On the u64: no truncation.) */
@@ -95,84 +111,66 @@ static bool wq_iov_len_ok(const struct wq_iov *iov)
 	return iov->len >= 1 && iov->len <= WQ_KEY_MAX;
 }
 
-/* Scratch space of one ADD_BATCH or DONE_BATCH chunk (off the stack). */
-struct wq_keys_chunk {
-	struct kwq_keyref refs[KWQ_BATCH];
-	unsigned int idx[KWQ_BATCH];
-	int res[KWQ_BATCH];
-};
-
 /*
- * Read the next chunk of keys from @io.iov[*@i] on into @buf: KWQ_BATCH
- * keys or WQ_BATCH_BUF bytes, hashed. A key with a bad length or memory
- * gets its result (-EINVAL, -EFAULT) and is left out. Returns how many
- * keys the chunk has (0 at the end); *@i moves past them.
+ * ADD_BATCH and DONE_BATCH: each chunk of keys read into the scratch, then
+ * added or done in order (kwq_queue_add_many(), kwq_queue_done_many()).
  */
-static unsigned int wq_keys_chunk_read(struct kwq *q, const struct wq_batch *b,
-				       struct wq_batch_io *io,
-				       unsigned int *i, struct wq_keys_chunk *c,
-				       u8 *buf)
-{
-	unsigned int n = 0;
-	size_t off = 0;
-
-	for (; *i < b->count && n < KWQ_BATCH; (*i)++) {
-		const struct wq_iov *v = &io->iov[*i];
-
-		if (!wq_iov_len_ok(v)) {
-			io->res[*i] = -EINVAL;
-			continue;
-		}
-		if (off + v->len > WQ_BATCH_BUF)
-			break;
-		if (copy_from_user(buf + off, u64_to_user_ptr(v->base),
-				   v->len)) {
-			io->res[*i] = -EFAULT;
-			continue;
-		}
-		c->refs[n].data = buf + off;
-		c->refs[n].len = v->len;
-		c->refs[n].hash = kwq_record_hash(q, buf + off, v->len);
-		c->idx[n++] = *i;
-		off += v->len;
-	}
-	return n;
-}
-
-/* ADD_BATCH and DONE_BATCH: each chunk of keys read, then added or done. */
 static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			  const struct wq_batch *b, bool add)
 {
-	unsigned int i = 0, j, n, ok = 0;
+	unsigned int i = 0, ok = 0;
 	struct wq_keys_chunk *c;
 	struct wq_batch_io io;
+	int *res;
 	long ret;
 	u8 *buf;
 
-	/* everything allocated before the results array is touched */
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
-	buf = kvmalloc(WQ_BATCH_BUF, GFP_KERNEL_ACCOUNT);
-	ret = -ENOMEM;
-	if (!c || !buf)
-		goto out;
 	ret = wq_batch_io_in(b, &io);
 	if (ret)
-		goto out;
-	/* a chunk has no key only at the end: a bad key takes no room */
-	while ((n = wq_keys_chunk_read(q, b, &io, &i, c, buf))) {
-		if (add)
+		return ret;
+	c = &io.s->keys;
+	res = io.s->res;
+	buf = io.s->buf;
+	while (i < b->count) {
+		unsigned int j, first = i, n = 0;
+		size_t off = 0;
+
+		/*
+		 * a chunk: KWQ_BATCH entries at most, up to the first key
+		 * that does not fit in buf (the first always does); a bad
+		 * entry gets its result here and is skipped
+		 */
+		for (; i < b->count && i - first < KWQ_BATCH; i++) {
+			const struct wq_iov *v = &io.iov[i];
+
+			if (!wq_iov_len_ok(v)) {
+				res[i - first] = -EINVAL;
+				continue;
+			}
+			if (off + v->len > WQ_BATCH_BUF)
+				break;
+			if (copy_from_user(buf + off, u64_to_user_ptr(v->base),
+					   v->len)) {
+				res[i - first] = -EFAULT;
+				continue;
+			}
+			c->refs[n].data = buf + off;
+			c->refs[n].len = v->len;
+			c->refs[n].hash = kwq_record_hash(q, buf + off, v->len);
+			c->idx[n++] = i - first;
+			off += v->len;
+		}
+		if (n && add)
 			ok += kwq_queue_add_many(q, c->refs, c->res, n,
 						 h->unlimited, WQ_GFP_KEYS);
-		else
+		else if (n)
 			ok += kwq_queue_done_many(q, c->refs, c->res, n);
 		for (j = 0; j < n; j++)
-			io.res[c->idx[j]] = c->res[j];
+			res[c->idx[j]] = c->res[j];
+		wq_batch_io_out(&io, first, i - first);
 	}
-	ret = wq_batch_io_out(b, &io, ok);
-out:
-	kvfree(buf);
-	kfree(c);
-	return ret;
+	wq_batch_io_free(&io);
+	return ok;
 }
 
 /**
@@ -205,14 +203,6 @@ long wq_ioc_done_batch(struct wq_handle *h, struct kwq *q, void *arg,
 {
 	return wq_batch_keys(h, q, arg, false);
 }
-
-/* Scratch space of one GET_BATCH chunk. */
-struct wq_take_chunk {
-	u32 lens[KWQ_BATCH];
-	u64 gens[KWQ_BATCH];
-	struct wq_iov iov[KWQ_BATCH];
-	struct kwq_keyref refs[KWQ_BATCH];
-};
 
 /* The bytes of the keys a chunk took. */
 static size_t wq_take_bytes(const struct kwq_take *t)
@@ -280,10 +270,10 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 	struct wq_iov __user *ukeys = u64_to_user_ptr(b->keys);
 	unsigned int flags = 0;
 	struct wq_take_chunk *c;
+	struct wq_scratch *s;
 	u64 off = 0, cap;
 	ktime_t deadline;
 	u32 total = 0;
-	void *kbuf;
 	long ret;
 
 	if ((b->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || !b->count ||
@@ -298,11 +288,10 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 	if (b->flags & WQ_GET_DETACH)
 		holder = NULL;
 	cap = min_t(u64, b->buf_cap, WQ_BATCH_BUF);
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
-	kbuf = kvmalloc(max_t(u64, cap, 1), GFP_KERNEL);
-	ret = -ENOMEM;
-	if (!c || !kbuf)
-		goto out;
+	s = wq_scratch_get();
+	if (!s)
+		return -ENOMEM;
+	c = &s->take;
 	/*
 	 * The first chunk's part of @keys, out-only, is zeroed before the
 	 * wait: an unwritable one fails now, not after its keys were taken
@@ -316,7 +305,7 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 
 	while (total < b->count) {
 		struct kwq_take t = {
-			.holder = holder, .buf = kbuf,
+			.holder = holder, .buf = s->buf,
 			.cap = min_t(u64, cap, b->buf_cap - off),
 			.n = min_t(u32, b->count - total, KWQ_BATCH),
 			.lens = c->lens, .gens = c->gens,
@@ -335,7 +324,6 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 	if (total)
 		ret = total;
 out:
-	kvfree(kbuf);
-	kfree(c);
+	wq_scratch_put(s);
 	return ret;
 }

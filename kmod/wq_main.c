@@ -28,6 +28,7 @@
  *   wq_name.c        the queue-name rule
  *   wq_dev.c/.h      /dev/wq and its ioctls; wq_dev_info.c the reporting
  *                    ones, wq_batch.c the batches
+ *   wq_scratch.c/.h  the batch calls' scratch space, a bounded pool
  *   wq_api.c         the kernel API <wq/kwq.h>: every exported symbol
  *   include/wq/kwq.h the kernel API's header; include/wq/compat.h kernel
  *                    version differences
@@ -42,6 +43,7 @@
 #include "wq_metrics.h"
 #include "wq_record.h"
 #include "wq_registry.h"
+#include "wq_scratch.h"
 
 unsigned int wq_max_queues = 1024;
 module_param_named(max_queues, wq_max_queues, uint, 0644);
@@ -127,6 +129,7 @@ static void __exit wq_exit(void)
 	wq_dev_exit();
 	wq_debugfs_exit();
 	wq_registry_exit();
+	wq_scratch_exit();
 	kwq_record_cache_exit();
 }
 

@@ -49,6 +49,10 @@
  *   hrtimer base lock (taken by hrtimer_start() under q->lock) and the
  *   workqueue pool lock (schedule_work() of q->grow_work when a key-table
  *   migration ends under q->lock).
+ * - wq_scratch_lock (spinlock, wq_scratch.c: the pool of the batch calls'
+ *   scratch space) is a leaf outside that order: taken in process context
+ *   with no other lock held, only around its free list; nothing is
+ *   allocated, freed or taken under it.
  * - Metrics and tracepoints: every observation (wq_metrics.h) and every
  *   kwq:* tracepoint (wq_trace.h) is made under q->lock, O(1), allocating
  *   nothing (the trace ring buffer is lockless); the metrics snapshot and

@@ -8,7 +8,9 @@
  * fit in the buffer (packed, keys[] pointing into it), -EMSGSIZE when the
  * first does not fit; call-level errors (n == 0 or n > WQ_BATCH_MAX:
  * -EINVAL, -EFAULT, -EBADF) change nothing; a batch of keys queued at
- * once wakes as many blocked consumers.
+ * once wakes as many blocked consumers; long keys and calls of more than
+ * 64 entries cross the kernel's chunks whole, in order, each result in
+ * its place.
  */
 #include "wq_test_util.h"
 #include "wq_test_jobs.h"
@@ -179,6 +181,67 @@ TEST_F(bc, full_batches)
 	}
 	EXPECT_STATS(self->fd, STAT(processing, WQ_BATCH_MAX), STAT(queued, 0));
 	EXPECT_EQ(WQ_BATCH_MAX, wq_done_batch(self->fd, got, WQ_BATCH_MAX, errs));
+	EXPECT_STATS(self->fd, STAT(processing, 0), STAT(keys, 0));
+}
+
+#define LK_N		100	/* entries: more than one chunk's 64 */
+#define LK_DONE_BAD	70	/* bad entries first in the done: > 64 */
+
+/* Entry i of long_keys: a bad length (-EINVAL), or a long key of its own. */
+static size_t lk_len(int i)
+{
+	if (i % 10 == 3)
+		return 0;
+	if (i % 10 == 7)
+		return WQ_KEY_MAX + 1;
+	return i % 4 ? 1000 + (size_t)i * 37 % 3097 : WQ_KEY_MAX;
+}
+
+/*
+ * Long keys, a few fitting in a chunk's 8 KiB, and bad entries among them,
+ * in calls of more than 64 entries: each entry its own result, every key
+ * whole and in order across the chunks, the done's bad entries too.
+ */
+TEST_F(bc, long_keys_across_chunks)
+{
+	static char text[LK_N][WQ_KEY_MAX + 1], buf[LK_N * WQ_KEY_MAX];
+	static struct iovec keys[LK_N], got[LK_N], done[LK_DONE_BAD + LK_N + 1];
+	static int errs[LK_DONE_BAD + LK_N + 1];
+	int i, n, good = 0;
+
+	for (i = 0; i < LK_N; i++) {
+		memset(text[i], 'a' + i % 26, sizeof(text[i]));
+		snprintf(text[i], 8, "k%05d", i);
+		text[i][6] = '-';		/* snprintf's NUL */
+		keys[i].iov_base = text[i];
+		keys[i].iov_len = lk_len(i);
+		if (lk_len(i) && lk_len(i) <= WQ_KEY_MAX)
+			good++;
+	}
+	memset(errs, 0x55, sizeof(errs));
+	ASSERT_EQ(good, wq_add_batch(self->fd, keys, LK_N, errs));
+	for (i = 0; i < LK_N; i++)
+		EXPECT_EQ(keys[i].iov_len <= WQ_KEY_MAX && keys[i].iov_len ?
+			  0 : -EINVAL, errs[i]) TH_LOG("add %d", i);
+	ASSERT_EQ(good, wq_get_batch(self->fd, buf, sizeof(buf), got, LK_N, 0));
+	for (i = n = 0; i < LK_N; i++) {
+		if (!keys[i].iov_len || keys[i].iov_len > WQ_KEY_MAX)
+			continue;
+		ASSERT_EQ(keys[i].iov_len, got[n].iov_len) TH_LOG("get %d", n);
+		EXPECT_EQ(0, memcmp(text[i], got[n].iov_base, got[n].iov_len));
+		n++;
+	}
+	/* bad entries (> 64 in a row) first, then the keys, one twice */
+	for (i = 0; i < LK_DONE_BAD; i++)
+		done[i] = (struct iovec){ .iov_base = NULL, .iov_len = 0 };
+	memcpy(done + LK_DONE_BAD, got, good * sizeof(got[0]));
+	done[LK_DONE_BAD + good] = got[0];
+	n = LK_DONE_BAD + good + 1;
+	memset(errs, 0x55, sizeof(errs));
+	EXPECT_EQ(good, wq_done_batch(self->fd, done, n, errs));
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(i < LK_DONE_BAD ? -EINVAL : i < n - 1 ? 0 : -ENOENT,
+			  errs[i]) TH_LOG("done %d", i);
 	EXPECT_STATS(self->fd, STAT(processing, 0), STAT(keys, 0));
 }
 
