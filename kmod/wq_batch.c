@@ -38,6 +38,7 @@
 #include "wq_dev.h"
 #include "wq_record.h"
 #include "wq_scratch.h"
+#include "wq_uaccess.h"
 
 /* A call of ADD or DONE: its scratch, its key array, its results array. */
 struct wq_batch_io {
@@ -149,8 +150,8 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			}
 			if (off + v->len > WQ_BATCH_BUF)
 				break;
-			if (copy_from_user(buf + off, u64_to_user_ptr(v->base),
-					   v->len)) {
+			if (wq_copy_in(buf + off, u64_to_user_ptr(v->base),
+				       v->len)) {
 				res[i - first] = -EFAULT;
 				continue;
 			}

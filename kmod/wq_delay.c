@@ -291,7 +291,8 @@ static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
 
 		kwq_heap_pop(&q->waiting);
 		item->flags &= ~KWQ_ITEM_WAITING;
-		kwq_mark_pending_locked(q, item);	/* in ready-time order */
+		/* in ready-time order; pending from this fire */
+		kwq_mark_pending_at_locked(q, item, ktime_to_ns(now));
 	}
 	if (i)
 		trace_kwq_timer_fire(q, i, kwq_heap_len(&q->waiting));

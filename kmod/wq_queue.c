@@ -210,9 +210,11 @@ struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
 }
 
 /**
- * kwq_mark_pending_locked() - Add of a held record: make it pending now
+ * kwq_mark_pending_at_locked() - Add of a held record: make it pending now
  * @q: the queue (q->lock held)
  * @item: the record
+ * @now: kwq_metrics_now() of this hold of q->lock, or 0 to read it only
+ *	if the key becomes pending (a caller with many keys reads it once)
  *
  * Queued at the tail; coalesced with a queued copy, which keeps its place;
  * or marked dirty while processing, to be queued again at done. The caller
@@ -221,7 +223,7 @@ struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
  * An add that makes the key newly dirty (queued, or marked dirty) counts
  * in adds_total and starts its queue_duration (wq_metrics.h).
  */
-void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
+void kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now)
 {
 	lockdep_assert_held(&q->lock);
 	if ((item->flags & KWQ_ITEM_QUEUED) ||
@@ -229,7 +231,7 @@ void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
 		trace_kwq_add(q, item, KWQ_TRACE_COALESCED);
 		return;
 	}
-	item->dirty_ns = kwq_metrics_now();
+	item->dirty_ns = now ?: kwq_metrics_now();
 	q->adds++;
 	if (item->flags & KWQ_ITEM_PROCESSING) {
 		item->flags |= KWQ_ITEM_DIRTY;
@@ -241,9 +243,19 @@ void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
 	trace_kwq_add(q, item, KWQ_TRACE_QUEUED);
 }
 
+/**
+ * kwq_mark_pending_locked() - kwq_mark_pending_at_locked() of one key
+ * @q: the queue (q->lock held)
+ * @item: the record
+ */
+void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
+{
+	kwq_mark_pending_at_locked(q, item, 0);
+}
+
 /* The result of one key's add in kwq_queue_add_many(). */
 static void kwq_add_one_locked(struct kwq *q, struct kwq_item *item,
-			       int *res, unsigned int *ok)
+			       u64 now, int *res, unsigned int *ok)
 {
 	if (IS_ERR(item)) {
 		*res = PTR_ERR(item);
@@ -251,7 +263,7 @@ static void kwq_add_one_locked(struct kwq *q, struct kwq_item *item,
 			q->metrics.refused++;
 		return;
 	}
-	kwq_mark_pending_locked(q, item);
+	kwq_mark_pending_at_locked(q, item, now);
 	*res = 0;
 	(*ok)++;
 }
@@ -266,6 +278,7 @@ static unsigned int kwq_add_spared_locked(struct kwq *q,
 					  int *res, unsigned int n,
 					  bool unlimited, unsigned int *ok)
 {
+	u64 now = kwq_metrics_now();	/* one clock read for the chunk */
 	struct kwq_item *item, *new;
 	unsigned int i;
 
@@ -283,7 +296,7 @@ static unsigned int kwq_add_spared_locked(struct kwq *q,
 		item = kwq_accept_found_locked(q, item, &new, unlimited);
 		if (new)		/* refused: still spare */
 			kwq_record_put_locked(q, new);
-		kwq_add_one_locked(q, item, &res[i], ok);
+		kwq_add_one_locked(q, item, now, &res[i], ok);
 	}
 	return i;
 }
@@ -300,6 +313,7 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
 	struct kwq_item *items[KWQ_BATCH];
 	unsigned int i, queued;
 	unsigned long flags;
+	u64 now;
 
 	for (i = 0; i < n; i++) {
 		items[i] = kwq_record_alloc(keys[i].len, gfp);
@@ -315,11 +329,12 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
 
 	spin_lock_irqsave(&q->lock, flags);
 	queued = q->nr_queued;
+	now = kwq_metrics_now();
 	for (i = 0; i < n; i++)
 		if (items[i])
 			kwq_add_one_locked(q, kwq_accept_locked(q, &items[i],
 								unlimited),
-					   &res[i], ok);
+					   now, &res[i], ok);
 	queued = q->nr_queued - queued;
 	spin_unlock_irqrestore(&q->lock, flags);
 	kwq_wake_getters(q, queued);

@@ -380,6 +380,7 @@ struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
 				   bool unlimited);
 struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
 					 struct kwq_item **new, bool unlimited);
+void kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now);
 void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
 unsigned int kwq_queue_add_many(struct kwq *q, const struct kwq_keyref *keys,
 				int *res, unsigned int n, bool unlimited,
