@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# kunit.sh: load wq_kunit.ko (KUnit suites of the key table, the heap and
-# the limiters), which runs its suites at load, and report every case as
-# one TAP line. Where the kernel has no KUnit the module is not built, and
-# the test is skipped. busybox sh compatible.
+# kunit.sh: load wq_kunit.ko (KUnit suites of the key table, the heap,
+# the limiters and the scratch pool), which runs its suites at load, and
+# report every case as one TAP line. Where the kernel has no KUnit the
+# module is not built, and the test is skipped. busybox sh compatible.
 
 ko=${WQ_KO_DIR:-/wq}/wq_kunit.ko
 dbg=/sys/kernel/debug/kunit

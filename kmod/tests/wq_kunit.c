@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suites for wq's pure logic: the key table (lookups across an
- * incremental resize), the waiting heap and the rate limiters (client-go's
- * numbers, from the vectors the host unit test runs too). Built as wq_kunit.ko where the
+ * incremental resize), the waiting heap, the rate limiters (client-go's
+ * numbers, from the vectors the host unit test runs too) and the bound of
+ * the batch calls' scratch pool. Built as wq_kunit.ko where the
  * kernel has CONFIG_KUNIT (the debug lane); it runs at load and reports
  * KTAP in the kernel log and /sys/kernel/debug/kunit/.
  *
@@ -17,6 +18,7 @@
 #include "../wq_heap.c"
 #include "../wq_keytab.c"
 #include "../wq_limiter.c"
+#include "../wq_scratch.c"
 #include "wq_limiter_vectors.h"
 
 /* One suite: its cases (KUNIT_CASE(...), ...) and its name. */
@@ -338,7 +340,47 @@ WQ_KUNIT_SUITE(wq_limiter, "wq-limiter",
 	       KUNIT_CASE(limiter_vectors),
 	       KUNIT_CASE(limiter_rejects_bad_descriptions));
 
-kunit_test_suites(&wq_keytab_suite, &wq_heap_suite, &wq_limiter_suite);
+/* ---- batch scratch pool ------------------------------------------------ */
+
+/*
+ * More scratches out at once than the pool keeps: each its own; given
+ * back, the pool keeps wq_scratch_keep() and frees the rest; the last one
+ * kept comes back first; wq_scratch_exit() empties it. This module has its
+ * own copy of the pool (wq_scratch.c is compiled in), not wq.ko's.
+ */
+static void scratch_pool_bound(struct kunit *test)
+{
+	unsigned int keep = wq_scratch_keep(), n = keep + 2, i;
+	struct wq_scratch **s, *again;
+
+	KUNIT_ASSERT_GE(test, keep, 2U);
+	KUNIT_ASSERT_LE(test, keep, WQ_SCRATCH_KEEP_MAX);
+	s = kunit_kcalloc(test, n, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (i = 0; i < n; i++) {
+		s[i] = wq_scratch_get();
+		KUNIT_EXPECT_NOT_NULL(test, s[i]);
+		KUNIT_EXPECT_TRUE(test, !i || s[i] != s[i - 1]);
+	}
+	KUNIT_EXPECT_EQ(test, 0U, wq_scratch_nr);
+	for (i = 0; i < n; i++)
+		if (s[i])
+			wq_scratch_put(s[i]);
+	KUNIT_EXPECT_EQ(test, keep, wq_scratch_nr);
+	again = wq_scratch_get();
+	KUNIT_EXPECT_PTR_EQ(test, s[keep - 1], again);
+	KUNIT_EXPECT_EQ(test, keep - 1, wq_scratch_nr);
+	if (again)
+		wq_scratch_put(again);
+	wq_scratch_exit();
+	KUNIT_EXPECT_EQ(test, 0U, wq_scratch_nr);
+	KUNIT_EXPECT_TRUE(test, list_empty(&wq_scratch_free));
+}
+
+WQ_KUNIT_SUITE(wq_scratch, "wq-scratch", KUNIT_CASE(scratch_pool_bound));
+
+kunit_test_suites(&wq_keytab_suite, &wq_heap_suite, &wq_limiter_suite,
+		  &wq_scratch_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests of wq's key table, waiting heap and rate limiters");
+MODULE_DESCRIPTION("KUnit tests of wq's key table, waiting heap, rate limiters and scratch pool");
