@@ -8,9 +8,10 @@
  * key bytes (a key is at most WQ_KEY_MAX, 4 KiB, so one always fits): the
  * user memory of a chunk is copied while no lock is held, then the queue's
  * lock is taken once for the whole chunk (kwq_queue_add_many(),
- * kwq_queue_take(), kwq_queue_done_many()), so no hold of it grows with
- * the batch and consumers are woken once per chunk, as many as keys were
- * queued.
+ * kwq_queue_take(), kwq_queue_done_many(); twice for a chunk of ADD from
+ * its first new key without a spare record on, see kwq_queue_add_many()),
+ * so no hold of it grows with the batch and consumers are woken once per
+ * hold, as many as keys were queued.
  *
  * Memory: a call borrows one struct wq_scratch (wq_scratch.c: a bounded
  * global pool) for its chunks, its key bytes and, for up to KWQ_BATCH
@@ -162,8 +163,8 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			off += v->len;
 		}
 		if (n && add)
-			ok += kwq_queue_add_many(q, c->refs, c->res, n,
-						 h->unlimited, WQ_GFP_KEYS);
+			ok += kwq_queue_add_many(q, c->refs, c->res, c->items,
+						 n, h->unlimited, WQ_GFP_KEYS);
 		else if (n)
 			ok += kwq_queue_done_many(q, c->refs, c->res, n);
 		for (j = 0; j < n; j++)

@@ -19,6 +19,13 @@
 
 #include <wq/compat.h>
 
+/* get_unaligned(), put_unaligned() (wq_uaccess.h) */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 #error "wq: port wq_ipc_ns_only_ours() (ns_common reference counting changed)"
 #endif

@@ -44,6 +44,8 @@
  * @ext: the bytes of a key longer than KWQ_INLINE_KEY, allocated by the
  *	owner
  * @inl: the bytes of a key of at most KWQ_INLINE_KEY
+ * @tag: the owner's, while the key is in no table (a spare record's memory
+ *	cgroup, wq_record.h)
  *
  * Most keys are short and live in the key itself: no pointer to them is
  * stored, @len alone tells @ext from @inl.
@@ -60,6 +62,7 @@ struct kwq_key {
 	union {
 		u8 *ext;
 		u8 inl[KWQ_INLINE_KEY];
+		const void *tag;
 	};
 };
 

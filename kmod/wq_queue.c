@@ -307,10 +307,9 @@ static unsigned int kwq_add_spared_locked(struct kwq *q,
  * spare record on.
  */
 static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
-			      int *res, unsigned int n, bool unlimited,
-			      gfp_t gfp, unsigned int *ok)
+			      int *res, struct kwq_item **items, unsigned int n,
+			      bool unlimited, gfp_t gfp, unsigned int *ok)
 {
-	struct kwq_item *items[KWQ_BATCH];
 	unsigned int i, queued;
 	unsigned long flags;
 	u64 now;
@@ -350,6 +349,7 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
  * @keys: the keys, with their hashes
  * @res: out: each key's result (0, -ESHUTDOWN, -EAGAIN, -EDQUOT, -ENOMEM),
  *	@n entries
+ * @items: scratch space of KWQ_BATCH record pointers (off the stack)
  * @n: 1..KWQ_BATCH
  * @unlimited: the adder has CAP_SYS_RESOURCE (kwq_record_hold_locked())
  * @gfp: how the caller may allocate (records, the key table's growth)
@@ -365,8 +365,8 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
  * Return: how many keys were added.
  */
 unsigned int kwq_queue_add_many(struct kwq *q, const struct kwq_keyref *keys,
-				int *res, unsigned int n, bool unlimited,
-				gfp_t gfp)
+				int *res, struct kwq_item **items,
+				unsigned int n, bool unlimited, gfp_t gfp)
 {
 	unsigned int i, ok = 0, queued;
 	unsigned long flags;
@@ -380,8 +380,8 @@ unsigned int kwq_queue_add_many(struct kwq *q, const struct kwq_keyref *keys,
 	spin_unlock_irqrestore(&q->lock, flags);
 	kwq_wake_getters(q, queued);
 	if (i < n)
-		kwq_add_allocated(q, keys + i, res + i, n - i, unlimited, gfp,
-				  &ok);
+		kwq_add_allocated(q, keys + i, res + i, items, n - i,
+				  unlimited, gfp, &ok);
 	else
 		kwq_record_grow(q, gfp);
 	return ok;

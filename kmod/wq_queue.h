@@ -383,8 +383,8 @@ struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
 void kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now);
 void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
 unsigned int kwq_queue_add_many(struct kwq *q, const struct kwq_keyref *keys,
-				int *res, unsigned int n, bool unlimited,
-				gfp_t gfp);
+				int *res, struct kwq_item **items,
+				unsigned int n, bool unlimited, gfp_t gfp);
 
 int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 		  u32 cap, u32 *len, u64 *gen, ktime_t deadline,

@@ -120,29 +120,30 @@ static void kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
  * A plain Add of a key in one hold of q->lock, if the queue knows the key
  * or has a spare record for it. Returns true if it was added: *@queued is
  * 1 if it was queued, *@inserted whether a spare record became the key's.
- * Otherwise false, with *@new the spare record taken (its key filled in)
- * or NULL.
+ * Otherwise false, and no spare record taken.
  */
 static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
 			       u64 hash, unsigned int flags,
-			       struct kwq_item **new, unsigned int *queued,
-			       bool *inserted)
+			       unsigned int *queued, bool *inserted)
 {
 	bool unlimited = flags & KWQ_ADD_UNLIMITED;
-	struct kwq_item *item;
+	struct kwq_item *item, *new = NULL;
 
 	item = kwq_record_find_locked(q, hash, key, len);
 	*inserted = !item;
 	if (!item) {
-		*new = kwq_record_spare_locked(q, len);
-		if (!*new)
+		new = kwq_record_spare_locked(q, len);
+		if (!new)
 			return false;
-		memcpy(kwq_key_data(&(*new)->key), key, len);
-		(*new)->key.hash = hash;
+		memcpy(kwq_key_data(&new->key), key, len);
+		new->key.hash = hash;
 	}
-	item = kwq_accept_found_locked(q, item, new, unlimited);
-	if (IS_ERR(item))	/* the slow path counts and waits */
+	item = kwq_accept_found_locked(q, item, &new, unlimited);
+	if (IS_ERR(item)) {	/* the slow path counts and waits */
+		if (new)	/* refused: still spare */
+			kwq_record_put_locked(q, new);
 		return false;
+	}
 	*queued = q->nr_queued;
 	kwq_add_now_locked(q, item, flags);
 	*queued = q->nr_queued - *queued;
@@ -165,7 +166,7 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
  * to it) or has a spare record for it (a short new key once keys have
  * been done: wq_record.h). Any other add, or one that cannot be done so
  * (no spare record, no room, over budget), allocates a record outside the
- * lock if it has none and goes on as kwq_add_item().
+ * lock and goes on as kwq_add_item().
  *
  * Context: as kwq_add_item().
  * Return: as kwq_add_item().
@@ -174,8 +175,8 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 		unsigned int flags, gfp_t gfp, ktime_t deadline)
 {
 	u64 hash = kwq_record_hash(q, key, len);
-	struct kwq_item *new = NULL;
 	bool done, inserted = false;
+	struct kwq_item *new;
 	unsigned long irqflags;
 	unsigned int queued;
 
@@ -185,8 +186,8 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 			spin_unlock_irqrestore(&q->lock, irqflags);
 			return -ESHUTDOWN;
 		}
-		done = kwq_add_key_locked(q, key, len, hash, flags, &new,
-					  &queued, &inserted);
+		done = kwq_add_key_locked(q, key, len, hash, flags, &queued,
+					  &inserted);
 		spin_unlock_irqrestore(&q->lock, irqflags);
 		if (done) {
 			kwq_wake_getters(q, queued);
@@ -195,12 +196,10 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 			return 0;
 		}
 	}
-	if (!new) {
-		new = kwq_record_alloc(len, gfp);
-		if (!new)
-			return -ENOMEM;
-		memcpy(kwq_key_data(&new->key), key, len);
-	}
+	new = kwq_record_alloc(len, gfp);
+	if (!new)
+		return -ENOMEM;
+	memcpy(kwq_key_data(&new->key), key, len);
 	return kwq_add_item_hashed(q, new, hash, delay_ns, flags, gfp,
 				   deadline);
 }

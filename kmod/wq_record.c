@@ -4,6 +4,8 @@
  * and the idle LRU of records kept only for their failures. See
  * wq_record.h; the rules are in wq_queue.h.
  */
+#include <linux/memcontrol.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -361,18 +363,36 @@ struct kwq_item *kwq_record_hold_found_locked(struct kwq *q,
 	return item;
 }
 
+/*
+ * Whom a spare record is kept for: the memory cgroup of the task that gave
+ * it up (NULL outside task context, where nothing is charged), which a
+ * record the same task or its peers allocate would be charged to as well.
+ */
+static const void *kwq_record_spare_tag(void)
+{
+	const void *tag = NULL;
+
+	if (in_task()) {
+		rcu_read_lock();
+		tag = mem_cgroup_from_task(current);
+		rcu_read_unlock();
+	}
+	return tag;
+}
+
 /**
  * kwq_record_spare_locked() - a spare record for a new key
  * @q: the queue (q->lock held)
  * @len: the key's length
  *
- * A record of a key that went away (q->spare, see wq_record.h), cleared
+ * The record of a key that went away (q->spare, see wq_record.h), the last
+ * one given up, if it was given up in the caller's memory cgroup; cleared
  * as kwq_record_alloc() leaves one: the caller fills in the key and its
  * hash, and either holds it (kwq_record_hold_found_locked()) or gives it
  * back (kwq_record_put_locked()).
  *
- * Return: the record, or NULL if none is spare or the key is too long to
- * live inline.
+ * Return: the record, or NULL if none is spare for the caller or the key
+ * is too long to live inline.
  */
 struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len)
 {
@@ -382,6 +402,8 @@ struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len)
 	if (len > KWQ_INLINE_KEY || !q->nr_spare)
 		return NULL;
 	item = list_first_entry(&q->spare, struct kwq_item, link);
+	if (item->key.tag != kwq_record_spare_tag())
+		return NULL;
 	list_del(&item->link);
 	q->nr_spare--;
 	kwq_record_init(item, len);
@@ -390,7 +412,7 @@ struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len)
 
 /**
  * kwq_record_put_locked() - a record in no table or list is not needed
- * any more: keep it spare, or free it
+ * any more: keep it spare (for the caller's memory cgroup), or free it
  * @q: the queue (q->lock held)
  * @item: the record
  */
@@ -398,6 +420,7 @@ void kwq_record_put_locked(struct kwq *q, struct kwq_item *item)
 {
 	lockdep_assert_held(&q->lock);
 	if (item->key.len <= KWQ_INLINE_KEY && q->nr_spare < KWQ_SPARE_MAX) {
+		item->key.tag = kwq_record_spare_tag();
 		list_add(&item->link, &q->spare);
 		q->nr_spare++;
 		return;

@@ -13,15 +13,25 @@
  * Spare records: a record whose key went away (done, forgotten, evicted)
  * is kept on q->spare, up to KWQ_SPARE_MAX (KWQ_BATCH) a queue, instead of
  * being freed, if its key lived inline; a new key of at most
- * KWQ_INLINE_KEY bytes takes one under q->lock, in the same hold as its
- * look-up, instead of an allocation and a second hold. So a key added,
- * handed out and done allocates and frees nothing once the queue has run
- * a while, and a batch of new keys takes the records a batch of dones gave
- * back. A spare record holds no key and is charged to nobody's budget
- * (wq_quota.h counts keys); it stays charged to the memory cgroup that
- * allocated it, as any slab object does until freed, and goes with the
- * queue. So a queue keeps at most KWQ_SPARE_MAX records (about 11 KiB)
- * beyond its keys, which the per-user limit on queues bounds.
+ * KWQ_INLINE_KEY bytes takes the last one under q->lock, in the same hold
+ * as its look-up, instead of an allocation and a second hold. So a key
+ * added, handed out and done allocates and frees nothing once the queue
+ * has run a while, and a batch of new keys takes the records a batch of
+ * dones gave back.
+ *
+ * Memory: a spare record holds no key and is charged to nobody's budget
+ * (wq_quota.h counts keys). It stays charged to the memory cgroup that
+ * allocated it, as any slab object does until it is freed; so that one
+ * cgroup's keys do not live in another's records, a spare record is kept
+ * for the memory cgroup of the task that gave it up (key.tag) and taken
+ * only by a task of that cgroup (outside task context, where nothing is
+ * charged, by such a caller only). The common users, a controller's
+ * producers and workers in one process, always match. What is left: a
+ * record allocated in cgroup A and done by a task of cgroup B may hold
+ * B's next key; A is then charged for at most as many records as it
+ * allocated itself, never more. A queue keeps at most KWQ_SPARE_MAX
+ * records (under 10 KiB) beyond its keys, which the per-user limit on
+ * queues bounds.
  *
  * Relies on wq_queue.h: the state table (KWQ_ITEM_HELD) and q->lock, which
  * every *_locked function here needs held.

@@ -39,11 +39,13 @@ struct wq_take_chunk {
  * @refs: the chunk's keys that could be read
  * @idx: the index of each in the chunk
  * @res: kwq_queue_add_many()'s or kwq_queue_done_many()'s result of each
+ * @items: kwq_queue_add_many()'s records of new keys
  */
 struct wq_keys_chunk {
 	struct kwq_keyref refs[KWQ_BATCH];
 	unsigned int idx[KWQ_BATCH];
 	int res[KWQ_BATCH];
+	struct kwq_item *items[KWQ_BATCH];
 };
 
 /**

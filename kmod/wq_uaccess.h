@@ -8,18 +8,23 @@
  * start than to run at these sizes (and that an emulator runs a byte at a
  * time). These copy 8-byte words, then the last bytes, with
  * unsafe_{get,put}_user() inside one user_access_begin() window: the same
- * access_ok() and fault handling, no check_object_size() (the kernel side
- * is always a struct or stack buffer of known size, and KASAN still sees
- * every kernel access), and a fault anywhere is -EFAULT as before, having
- * copied some bytes or none, as copy_*_user() may.
+ * access_ok() and might_fault(), and a fault anywhere is -EFAULT as
+ * before, having copied some bytes or none, as copy_*_user() may. What
+ * they leave out: check_object_size() (the kernel side is always a struct
+ * or buffer of known size, and KASAN still sees every kernel access, made
+ * outside the window's calls: get/put_unaligned() are plain loads and
+ * stores, no fortified memcpy() that may call out with user access open),
+ * the usercopy fault injection (fail_usercopy) and KMSAN's hooks.
  *
  * Context: process context (may fault and sleep).
  */
 #ifndef _WQ_UACCESS_H
 #define _WQ_UACCESS_H
 
-#include <linux/string.h>
+#include <linux/kernel.h>
 #include <linux/uaccess.h>
+
+#include "wq_compat.h"		/* get_unaligned(), put_unaligned() */
 
 /* Copies longer than this go through copy_{from,to}_user(). */
 #define WQ_SMALL_COPY	64
@@ -42,12 +47,13 @@ static inline int wq_copy_in(void *dst, const void __user *src, size_t len)
 	if (len > WQ_SMALL_COPY ||
 	    !IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS))
 		return copy_from_user(dst, src, len) ? -EFAULT : 0;
+	might_fault();
 	if (!user_access_begin(src, len))
 		return -EFAULT;
 	for (; len >= sizeof(w); len -= sizeof(w), s += sizeof(w),
 	     d += sizeof(w)) {
 		unsafe_get_user(w, (const u64 __user *)s, fault);
-		memcpy(d, &w, sizeof(w));	/* one store: @d may be unaligned */
+		put_unaligned(w, (u64 *)d);
 	}
 	for (; len; len--, s++, d++) {	/* no side effects in the macro */
 		unsafe_get_user(b, s, fault);
@@ -77,11 +83,12 @@ static inline int wq_copy_out(void __user *dst, const void *src, size_t len)
 	if (len > WQ_SMALL_COPY ||
 	    !IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS))
 		return copy_to_user(dst, src, len) ? -EFAULT : 0;
+	might_fault();
 	if (!user_access_begin(dst, len))
 		return -EFAULT;
 	for (; len >= sizeof(w); len -= sizeof(w), s += sizeof(w),
 	     d += sizeof(w)) {
-		memcpy(&w, s, sizeof(w));
+		w = get_unaligned((const u64 *)s);
 		unsafe_put_user(w, (u64 __user *)d, fault);
 	}
 	for (; len; len--, s++, d++)

@@ -355,12 +355,14 @@ struct wq_iov {
  * returns how many it took (-EMSGSIZE, taking nothing, if the first does
  * not fit). Errors of the call itself (-EINVAL, -EFAULT on @keys or
  * @results, -EBADF) change nothing. The lock of the queue is taken once
- * per chunk of keys, not once per key.
+ * per chunk of keys, not once per key (twice for a chunk of ADD whose new
+ * keys need memory: other callers may add or take keys in between, and
+ * the batch keeps its order).
  *
  * Errors: ADD and DONE: -ENOMEM. GET: those of WQ_IOC_GET (-EMSGSIZE
  * reports no length: a @buf_cap of WQ_KEY_MAX always fits one key). A
- * key's result
- * of ADD: -EINVAL (its length), -EFAULT (its memory), -ENOMEM, or what
+ * key's result of ADD: -EINVAL (its length), -EFAULT (its memory), -ENOMEM,
+ * or what
  * WQ_IOC_ADD returns for it (-ESHUTDOWN, -EAGAIN, -EDQUOT); of DONE:
  * -EINVAL, -EFAULT or -ENOENT.
  */
