@@ -154,10 +154,12 @@ static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg,
 static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 		       void __user *uarg)
 {
-	struct wq_add *a = arg;
 	unsigned int flags = h->unlimited ? KWQ_ADD_UNLIMITED : 0;
+	struct wq_add __user *ua = uarg;
 	ktime_t deadline = KTIME_MAX;
+	struct wq_add *a = arg;
 	struct kwq_item *item;
+	int ret;
 
 	if ((a->flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER)) ||
 	    kwq_check_key_len(a->key_len))
@@ -184,18 +186,29 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 
 		if (wq_copy_in(small, u64_to_user_ptr(a->key), a->key_len))
 			return -EFAULT;
-		return kwq_add_key(q, small, a->key_len, &a->delay_ns, flags,
-				   WQ_GFP_KEYS, deadline);
+		ret = kwq_add_key(q, small, a->key_len, &a->delay_ns, flags,
+				  WQ_GFP_KEYS, deadline);
+	} else {
+		item = kwq_record_alloc(a->key_len, WQ_GFP_KEYS);
+		if (!item)
+			return -ENOMEM;
+		if (copy_from_user(kwq_key_data(&item->key),
+				   u64_to_user_ptr(a->key), a->key_len)) {
+			kwq_record_free(item);
+			return -EFAULT;
+		}
+		ret = kwq_add_item(q, item, &a->delay_ns, flags, WQ_GFP_KEYS,
+				   deadline);
 	}
-	item = kwq_record_alloc(a->key_len, WQ_GFP_KEYS);
-	if (!item)
-		return -ENOMEM;
-	if (copy_from_user(kwq_key_data(&item->key), u64_to_user_ptr(a->key),
-			   a->key_len)) {
-		kwq_record_free(item);
+	/*
+	 * The one result, the limiter's delay, goes out here (the struct was
+	 * found writable before anything changed); nothing else of the
+	 * struct changes, so no other add writes it back.
+	 */
+	if (!ret && (flags & KWQ_ADD_RATE_LIMITED) &&
+	    put_user(a->delay_ns, &ua->delay_ns))
 		return -EFAULT;
-	}
-	return kwq_add_item(q, item, &a->delay_ns, flags, WQ_GFP_KEYS, deadline);
+	return ret;
 }
 
 static long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
@@ -392,7 +405,7 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 		WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, 0),
 	[_IOC_NR(WQ_IOC_ADD)] =
 		WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns,
-		      WQ_OP_WRITE),
+		      WQ_OP_WRITE | WQ_OP_COPIES_OUT),
 	[_IOC_NR(WQ_IOC_GET)] =
 		WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns,
 		      WQ_OP_READ | WQ_OP_COPIES_OUT),

@@ -97,7 +97,7 @@ void kwq_keytab_destroy(struct kwq_keytab *kt)
  */
 u64 kwq_keytab_hash(const struct kwq_keytab *kt, const void *data, u32 len)
 {
-	return siphash(data, len, &kt->seed);
+	return hsiphash(data, len, &kt->seed);
 }
 
 static struct kwq_key *kwq_chain_find(struct hlist_head *head, u64 hash,

@@ -2,8 +2,10 @@
 /*
  * The key table of a queue: byte-string keys to records, O(1) per operation.
  *
- * A chained hash table keyed with SipHash (per-table random key: keys come
- * from users, so collisions cannot be forced). It grows by doubling, and
+ * A chained hash table keyed with HalfSipHash (hsiphash(): per-table random
+ * key; keys come from users, so collisions cannot be forced, and no hash
+ * is ever shown to them, which is what hsiphash is for; a bucket uses at
+ * most KWQ_KEYTAB_MAX_SHIFT of its 32 bits). It grows by doubling, and
  * moves the old buckets over a few at a time on later operations, so no
  * single operation rehashes the whole table under the queue lock.
  *
@@ -90,7 +92,7 @@ static inline u8 *kwq_key_data(const struct kwq_key *key)
  * @grow_failed: jiffies of the last failed allocation of a bigger array
  *	(never 0), or 0; lockless
  * @count: number of keys
- * @seed: SipHash key
+ * @seed: hsiphash key
  */
 struct kwq_keytab {
 	struct hlist_head *buckets;
@@ -101,7 +103,7 @@ struct kwq_keytab {
 	struct hlist_head *retired;
 	unsigned long grow_failed;
 	unsigned int count;
-	siphash_key_t seed;
+	hsiphash_key_t seed;
 };
 
 #define KWQ_KEYTAB_MIN_SHIFT	4

@@ -21,7 +21,7 @@
  *                    the debugfs listing /sys/kernel/debug/wq/queues
  *   wq_trace.c/.h    the tracepoints, system kwq
  *   wq_quota.c/.h    per-user budgets of queues and key bytes
- *   wq_keytab.c/.h   the key table (SipHash, incremental growth)
+ *   wq_keytab.c/.h   the key table (HalfSipHash, incremental growth)
  *   wq_heap.c/.h     the min-heap of ready times
  *   wq_registry.c/.h named queues per IPC namespace: create, open, destroy,
  *                    list, reaping
@@ -96,6 +96,11 @@ module_param_named(unpriv_max_tracked, wq_unpriv_max_tracked, uint, 0644);
 MODULE_PARM_DESC(unpriv_max_tracked,
 		 "Largest max_tracked a user without CAP_SYS_RESOURCE may ask for (default 256Ki)");
 
+static bool wq_metrics = true;
+module_param_named(metrics, wq_metrics, bool, 0444);
+MODULE_PARM_DESC(metrics,
+		 "Time client-go's metrics and tracepoint durations (default Y; N: their durations and time gauges stay 0)");
+
 static int __init wq_init(void)
 {
 	int ret;
@@ -109,6 +114,8 @@ static int __init wq_init(void)
 	 */
 	BUILD_BUG_ON(sizeof(struct kwq_item) > 152);
 
+	if (!wq_metrics)
+		static_branch_disable(&kwq_metrics_on);
 	ret = kwq_record_cache_init();
 	if (ret)
 		return ret;

@@ -28,14 +28,17 @@ static const u64 kwq_hist_bound[KWQ_HIST_BUCKETS - 1] = {
 	10000000000ULL, 100000000000ULL, 1000000000000ULL,
 };
 
+/* On unless the module is loaded with metrics=N (wq_main.c). */
+DEFINE_STATIC_KEY_TRUE(kwq_metrics_on);
+
 /**
- * kwq_hist_observe() - count one duration
+ * __kwq_hist_observe() - count one duration (kwq_hist_observe())
  * @h: the histogram (under the lock that protects it)
  * @ns: the duration
  *
  * A binary search over the 30 finite bounds: 5 comparisons.
  */
-void kwq_hist_observe(struct kwq_hist *h, u64 ns)
+void __kwq_hist_observe(struct kwq_hist *h, u64 ns)
 {
 	unsigned int lo = 0, hi = ARRAY_SIZE(kwq_hist_bound);
 

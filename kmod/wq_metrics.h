@@ -27,24 +27,43 @@
 #ifndef _WQ_METRICS_H
 #define _WQ_METRICS_H
 
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/timekeeping.h>
 
 #include "wq_queue.h"
 
+DECLARE_STATIC_KEY_TRUE(kwq_metrics_on);
+
 /**
  * kwq_metrics_now() - the clock of every observation
  *
- * Read under q->lock where the order matters (q->running).
+ * Read under q->lock where the order matters (q->running). With the module
+ * parameter metrics=N (kwq_metrics_on off) the clock is not read: every
+ * stamp is 0, so the durations, the time gauges and the tracepoints'
+ * durations are 0, and kwq_hist_observe() counts nothing.
  *
- * Return: CLOCK_MONOTONIC, in ns.
+ * Return: CLOCK_MONOTONIC, in ns; 0 with metrics=N.
  */
 static inline u64 kwq_metrics_now(void)
 {
+	if (!static_branch_likely(&kwq_metrics_on))
+		return 0;
 	return ktime_get_ns();
 }
 
-void kwq_hist_observe(struct kwq_hist *h, u64 ns);
+void __kwq_hist_observe(struct kwq_hist *h, u64 ns);
+
+/**
+ * kwq_hist_observe() - count one duration (nothing with metrics=N)
+ * @h: the histogram (under the lock that protects it)
+ * @ns: the duration
+ */
+static inline void kwq_hist_observe(struct kwq_hist *h, u64 ns)
+{
+	if (static_branch_likely(&kwq_metrics_on))
+		__kwq_hist_observe(h, ns);
+}
 
 /**
  * kwq_metrics_start_locked() - a record was handed out at @now
