@@ -7,7 +7,9 @@
 #   process is killed;
 # - a queue outlives its handles while the module stays loaded, but does
 #   not survive an unload and reload;
-# - /dev/wq comes and goes with the module.
+# - /dev/wq comes and goes with the module;
+# - with metrics=N the counters count and no duration is timed; without it
+#   (the default) they are (wqctl, if it is on the PATH).
 # The module is expected loaded at the start and is left loaded at the end.
 #
 # WQ_KO_DIR: directory of wq.ko (default /wq). wq_hold: next to this script.
@@ -87,6 +89,22 @@ stop_holder() {
 	return 0
 }
 
+# metrics_are QUEUE "ADDS QCOUNT WCOUNT": a new queue, two adds and one
+# get+done; then adds_total and the counts of the queue and work duration
+# histograms must be as given
+metrics_are() {
+	wqctl create "$1" && wqctl add "$1" k1 && wqctl add "$1" k2 &&
+		wqctl get "$1" --done >/dev/null || return 1
+	got=$(wqctl metrics "$1" | awk '
+		/^workqueue_adds_total/ { a = $2 }
+		/^workqueue_queue_duration_seconds_count/ { q = $2 }
+		/^workqueue_work_duration_seconds_count/ { w = $2 }
+		END { print a, q, w }')
+	wqctl destroy "$1"
+	[ "$got" = "$2" ] || echo "# $1: adds, queue and work counts: $got, expected $2"
+	[ "$got" = "$2" ]
+}
+
 cleanup() {
 	stop_holder
 	rm -f "$TMP/wq_hold.$$.out"
@@ -129,9 +147,27 @@ while [ $r -le $ROUNDS ]; do
 	r=$((r + 1))
 done
 
+if command -v wqctl >/dev/null; then
+	check "metrics=N: insmod" insmod "$KO" metrics=0
+	check "metrics=N: /dev/wq appears" wait_for dev_present
+	check "metrics=N: the counters count, no duration is timed" \
+		metrics_are "modload-$$-nometrics" "2 0 0"
+	check "metrics=N: rmmod" rmmod_soon
+else
+	n=$((n + 1))
+	echo "ok $n metrics=N # SKIP no wqctl"
+fi
+
 check "final insmod (module left loaded)" insmod "$KO"
 check "final: /dev/wq appears" wait_for dev_present
 check "final: queues did not survive the reload" open_status "$prev" 2
+if command -v wqctl >/dev/null; then
+	check "final: metrics time by default" \
+		metrics_are "modload-$$-metrics" "2 1 1"
+else
+	n=$((n + 1))
+	echo "ok $n metrics by default # SKIP no wqctl"
+fi
 
 echo "1..$n"
 exit $failed
