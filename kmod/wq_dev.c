@@ -590,6 +590,7 @@ int wq_dev_init(void)
 {
 	BUILD_BUG_ON(offsetofend(struct wq_queue_info, evicted) !=
 		     WQ_QUEUE_INFO_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct wq_queue_info) > WQ_QUEUE_INFO_SIZE_MAX);
 	BUILD_BUG_ON(offsetofend(struct wq_metrics_info, discarded_total) !=
 		     WQ_METRICS_INFO_SIZE_VER0);
 	return misc_register(&wq_misc);

@@ -47,10 +47,6 @@ struct kwq *kapi_private(enum kapi_limiter limiter)
 	return IS_ERR(q) ? NULL : q;
 }
 
-/*
- * One KTAP case. With @qfn, the case gets a private queue with @limiter
- * and the runner drops it afterwards; @fn cases make their own queues.
- */
 /* No queue is named @name: kwq_open() fails, and one it opened is put. */
 void kapi_check_no_queue(const char *name)
 {
@@ -61,6 +57,10 @@ void kapi_check_no_queue(const char *name)
 		kwq_put(q);
 }
 
+/*
+ * One KTAP case. With @qfn, the case gets a private queue with @limiter
+ * and the runner drops it afterwards; @fn cases make their own queues.
+ */
 static void kapi_run(const char *name, void (*fn)(void),
 		     void (*qfn)(struct kwq *q), enum kapi_limiter limiter)
 {
