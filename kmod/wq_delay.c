@@ -7,6 +7,7 @@
 
 #include <wq/compat.h>
 #include "wq_delay.h"
+#include "wq_metrics.h"
 #include "wq_quota.h"
 #include "wq_record.h"
 #include "wq_trace.h"
@@ -279,12 +280,14 @@ static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
 	unsigned int i, was;
 	unsigned long flags;
 	ktime_t now;
+	u64 stamp;
 
 	spin_lock_irqsave(&q->lock, flags);
 	if (!hrtimer_is_queued(timer))
 		q->armed = KTIME_MAX;	/* this expiry is spent */
 	was = q->nr_queued;
 	now = ktime_get();
+	stamp = kwq_metrics_now();	/* 0 with metrics=N */
 	for (i = 0; i < KWQ_DELAY_BATCH && !q->shutting_down &&
 	     (n = kwq_heap_peek(&q->waiting)) && n->when <= now; i++) {
 		struct kwq_item *item = container_of(n, struct kwq_item, wait);
@@ -292,7 +295,7 @@ static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
 		kwq_heap_pop(&q->waiting);
 		item->flags &= ~KWQ_ITEM_WAITING;
 		/* in ready-time order; pending from this fire */
-		kwq_mark_pending_at_locked(q, item, ktime_to_ns(now));
+		kwq_mark_pending_at_locked(q, item, stamp);
 	}
 	if (i)
 		trace_kwq_timer_fire(q, i, kwq_heap_len(&q->waiting));

@@ -180,6 +180,10 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	} else if (a->deadline_ns) {
 		return -EINVAL;
 	}
+	/* its one result can be written: checked before anything changes */
+	if ((flags & KWQ_ADD_RATE_LIMITED) &&
+	    put_user(a->delay_ns, &ua->delay_ns))
+		return -EFAULT;
 	/* A short key through the stack: a record only for a new key. */
 	if (a->key_len <= WQ_DEV_SMALL_KEY) {
 		u8 small[WQ_DEV_SMALL_KEY];
@@ -201,9 +205,9 @@ static long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 				   deadline);
 	}
 	/*
-	 * The one result, the limiter's delay, goes out here (the struct was
-	 * found writable before anything changed); nothing else of the
-	 * struct changes, so no other add writes it back.
+	 * The one result, the limiter's delay, goes out here (it was found
+	 * writable above); nothing else of the struct changes, so no other
+	 * add writes it back, or probes it.
 	 */
 	if (!ret && (flags & KWQ_ADD_RATE_LIMITED) &&
 	    put_user(a->delay_ns, &ua->delay_ns))
@@ -358,6 +362,7 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
 /* Flags of struct wq_ioctl_op. */
 #define WQ_OP_BOUND		BIT(0)	/* needs a bound handle (-EBADF) */
 #define WQ_OP_COPIES_OUT	BIT(1)	/* the handler writes its results */
+#define WQ_OP_PROBES		BIT(4)	/* ... and checks first they can be */
 #define WQ_OP_READ		(BIT(2) | WQ_OP_BOUND)	/* a consumer's call */
 #define WQ_OP_WRITE		(BIT(3) | WQ_OP_BOUND)	/* a producer's call */
 
@@ -405,7 +410,7 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 		WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, 0),
 	[_IOC_NR(WQ_IOC_ADD)] =
 		WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns,
-		      WQ_OP_WRITE | WQ_OP_COPIES_OUT),
+		      WQ_OP_WRITE | WQ_OP_COPIES_OUT | WQ_OP_PROBES),
 	[_IOC_NR(WQ_IOC_GET)] =
 		WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns,
 		      WQ_OP_READ | WQ_OP_COPIES_OUT),
@@ -499,6 +504,7 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 * can be written before changing anything.
 	 */
 	if ((_IOC_DIR(cmd) & _IOC_READ) && (_IOC_DIR(cmd) & _IOC_WRITE) &&
+	    !(op->flags & WQ_OP_PROBES) &&
 	    wq_copy_out(uarg, &buf, min_t(u32, usize, op->size)))
 		return -EFAULT;
 

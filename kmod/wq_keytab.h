@@ -2,9 +2,10 @@
 /*
  * The key table of a queue: byte-string keys to records, O(1) per operation.
  *
- * A chained hash table keyed with HalfSipHash (hsiphash(): per-table random
- * key; keys come from users, so collisions cannot be forced, and no hash
- * is ever shown to them, which is what hsiphash is for; a bucket uses at
+ * A chained hash table keyed with hsiphash() (SipHash-1-3 on 64-bit,
+ * HalfSipHash on 32-bit; a per-table random key: keys come from users, so
+ * collisions cannot be forced, and no hash is ever shown to them, which is
+ * what hsiphash is for; a bucket uses at
  * most KWQ_KEYTAB_MAX_SHIFT of its 32 bits). It grows by doubling, and
  * moves the old buckets over a few at a time on later operations, so no
  * single operation rehashes the whole table under the queue lock.

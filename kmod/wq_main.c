@@ -21,7 +21,7 @@
  *                    the debugfs listing /sys/kernel/debug/wq/queues
  *   wq_trace.c/.h    the tracepoints, system kwq
  *   wq_quota.c/.h    per-user budgets of queues and key bytes
- *   wq_keytab.c/.h   the key table (HalfSipHash, incremental growth)
+ *   wq_keytab.c/.h   the key table (hsiphash, incremental growth)
  *   wq_heap.c/.h     the min-heap of ready times
  *   wq_registry.c/.h named queues per IPC namespace: create, open, destroy,
  *                    list, reaping

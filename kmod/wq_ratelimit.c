@@ -120,11 +120,13 @@ static void kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
  * A plain Add of a key in one hold of q->lock, if the queue knows the key
  * or has a spare record for it. Returns true if it was added: *@queued is
  * 1 if it was queued, *@inserted whether a spare record became the key's.
- * Otherwise false, and no spare record taken.
+ * Otherwise false, and no spare record taken, with *@err the add's
+ * result if it is final (-EAGAIN without KWQ_ADD_WAIT, counted as
+ * refused; -EDQUOT; -ESHUTDOWN), or 0 for the slow path to go on.
  */
 static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
 			       u64 hash, unsigned int flags,
-			       unsigned int *queued, bool *inserted)
+			       unsigned int *queued, bool *inserted, int *err)
 {
 	bool unlimited = flags & KWQ_ADD_UNLIMITED;
 	struct kwq_item *item, *new = NULL;
@@ -139,9 +141,15 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
 		new->key.hash = hash;
 	}
 	item = kwq_accept_found_locked(q, item, &new, unlimited);
-	if (IS_ERR(item)) {	/* the slow path counts and waits */
+	if (IS_ERR(item)) {
 		if (new)	/* refused: still spare */
 			kwq_record_put_locked(q, new);
+		*err = PTR_ERR(item);
+		/* full: refused now, or waited for on the slow path */
+		if (*err == -EAGAIN && !(flags & KWQ_ADD_WAIT))
+			q->metrics.refused++;
+		else if (*err == -EAGAIN)
+			*err = 0;
 		return false;
 	}
 	*queued = q->nr_queued;
@@ -177,6 +185,7 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 	u64 hash = kwq_record_hash(q, key, len);
 	bool done, inserted = false;
 	struct kwq_item *new;
+	int err = 0;
 	unsigned long irqflags;
 	unsigned int queued;
 
@@ -187,8 +196,10 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 			return -ESHUTDOWN;
 		}
 		done = kwq_add_key_locked(q, key, len, hash, flags, &queued,
-					  &inserted);
+					  &inserted, &err);
 		spin_unlock_irqrestore(&q->lock, irqflags);
+		if (err)
+			return err;
 		if (done) {
 			kwq_wake_getters(q, queued);
 			if (inserted)

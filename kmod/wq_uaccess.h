@@ -11,10 +11,11 @@
  * access_ok() and might_fault(), and a fault anywhere is -EFAULT as
  * before, having copied some bytes or none, as copy_*_user() may. What
  * they leave out: check_object_size() (the kernel side is always a struct
- * or buffer of known size, and KASAN still sees every kernel access, made
- * outside the window's calls: get/put_unaligned() are plain loads and
- * stores, no fortified memcpy() that may call out with user access open),
- * the usercopy fault injection (fail_usercopy) and KMSAN's hooks.
+ * or buffer of known size; KASAN still checks each kernel load and store),
+ * the usercopy fault injection (fail_usercopy) and KMSAN's hooks. The
+ * kernel side is read and written with get/put_unaligned(), plain loads
+ * and stores: a fortified memcpy() could call out while user access is
+ * open, which objtool refuses.
  *
  * Context: process context (may fault and sleep).
  */

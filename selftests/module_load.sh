@@ -108,6 +108,10 @@ metrics_are() {
 cleanup() {
 	stop_holder
 	rm -f "$TMP/wq_hold.$$.out"
+	# left loaded as found: with the default parameters
+	if loaded && [ "$(cat /sys/module/wq/parameters/metrics)" != Y ]; then
+		rmmod_soon
+	fi
 	loaded || insmod "$KO" 2>/dev/null
 }
 

@@ -362,9 +362,8 @@ struct wq_iov {
  * Errors: ADD and DONE: -ENOMEM. GET: those of WQ_IOC_GET (-EMSGSIZE
  * reports no length: a @buf_cap of WQ_KEY_MAX always fits one key). A
  * key's result of ADD: -EINVAL (its length), -EFAULT (its memory), -ENOMEM,
- * or what
- * WQ_IOC_ADD returns for it (-ESHUTDOWN, -EAGAIN, -EDQUOT); of DONE:
- * -EINVAL, -EFAULT or -ENOENT.
+ * or what WQ_IOC_ADD returns for it (-ESHUTDOWN, -EAGAIN, -EDQUOT); of
+ * DONE: -EINVAL, -EFAULT or -ENOENT.
  */
 struct wq_batch {
 	__u32 flags;
@@ -556,8 +555,11 @@ struct wq_hist_info {
  * (after 584 years of summed waiting: ~200 days at an average depth of
  * 1000 keys). A get undone because its key could not be copied out still
  * counts in queue_duration. The gauges are exact at the time of the call (one
- * hold of the queue's lock). The layout of libwq's struct wq_metrics;
- * later versions only append.
+ * hold of the queue's lock). With the module loaded with metrics=N nothing
+ * is timed: the histograms stay empty and @unfinished_work_ns and
+ * @longest_running_ns 0, while the counters and the other gauges count as
+ * ever (/sys/module/wq/parameters/metrics tells). The layout of libwq's
+ * struct wq_metrics; later versions only append.
  */
 struct wq_metrics_info {
 	__u64 depth;
