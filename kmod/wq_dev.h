@@ -53,6 +53,16 @@ long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
 		 void __user *uarg);
 long wq_ioc_metrics(struct wq_handle *h, struct kwq *q, void *arg,
 		    void __user *uarg);
+long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
+		void __user *uarg);
+long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
+		void __user *uarg);
+long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg,
+		 void __user *uarg);
+long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg,
+		   void __user *uarg);
+long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
+			 void __user *uarg);
 long wq_ioc_add_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		      void __user *uarg);
 long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,

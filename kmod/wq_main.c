@@ -26,8 +26,9 @@
  *   wq_registry.c/.h named queues per IPC namespace: create, open, destroy,
  *                    list, reaping
  *   wq_name.c        the queue-name rule
- *   wq_dev.c/.h      /dev/wq and its ioctls; wq_dev_info.c the reporting
- *                    ones, wq_batch.c the batches
+ *   wq_dev.c/.h      /dev/wq and its ioctls; wq_dev_key.c the single-key
+ *                    ones, wq_dev_info.c the reporting ones, wq_batch.c
+ *                    the batches
  *   wq_scratch.c/.h  the batch calls' scratch space, a bounded pool
  *   wq_api.c         the kernel API <wq/kwq.h>: every exported symbol
  *   include/wq/kwq.h the kernel API's header; include/wq/compat.h kernel

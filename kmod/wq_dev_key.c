@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The single-key ioctls of /dev/wq: WQ_IOC_ADD, WQ_IOC_GET, WQ_IOC_DONE,
+ * WQ_IOC_FORGET and WQ_IOC_NUM_REQUEUES (the batch ones are in wq_batch.c,
+ * the dispatch in wq_dev.c). Short keys travel through the stack and are
+ * copied in 8-byte words (wq_uaccess.h); a record is allocated only for a
+ * new key with no spare record (wq_record.h).
+ *
+ * Context of every function: process context (an ioctl); may sleep.
+ */
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "wq_dev.h"
+#include "wq_ratelimit.h"
+#include "wq_record.h"
+#include "wq_uaccess.h"
+
+/* Keys up to this long are copied through the stack, not an allocation. */
+#define WQ_DEV_SMALL_KEY	64
+
+long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
+		void __user *uarg)
+{
+	unsigned int flags = h->unlimited ? KWQ_ADD_UNLIMITED : 0;
+	struct wq_add __user *ua = uarg;
+	ktime_t deadline = KTIME_MAX;
+	struct wq_add *a = arg;
+	struct kwq_item *item;
+	int ret;
+
+	if ((a->flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER)) ||
+	    kwq_check_key_len(a->key_len))
+		return -EINVAL;
+	if (a->flags & WQ_ADD_RATE_LIMITED) {
+		if (a->delay_ns || (a->flags & WQ_ADD_AFTER))
+			return -EINVAL;
+		flags |= KWQ_ADD_RATE_LIMITED;
+	}
+	if (a->flags & WQ_ADD_AFTER)
+		flags |= KWQ_ADD_AFTER;
+	if (a->flags & WQ_ADD_WAIT) {
+		if (wq_deadline(a->deadline_ns, &deadline))
+			return -EINVAL;
+		/* an O_NONBLOCK file never sleeps: -EAGAIN (libwq.md) */
+		if (!(h->file->f_flags & O_NONBLOCK))
+			flags |= KWQ_ADD_WAIT;
+	} else if (a->deadline_ns) {
+		return -EINVAL;
+	}
+	/* its one result can be written: checked before anything changes */
+	if ((flags & KWQ_ADD_RATE_LIMITED) &&
+	    put_user(a->delay_ns, &ua->delay_ns))
+		return -EFAULT;
+	/* A short key through the stack: a record only for a new key. */
+	if (a->key_len <= WQ_DEV_SMALL_KEY) {
+		u8 small[WQ_DEV_SMALL_KEY];
+
+		if (wq_copy_in(small, u64_to_user_ptr(a->key), a->key_len))
+			return -EFAULT;
+		ret = kwq_add_key(q, small, a->key_len, &a->delay_ns, flags,
+				  WQ_GFP_KEYS, deadline);
+	} else {
+		item = kwq_record_alloc(a->key_len, WQ_GFP_KEYS);
+		if (!item)
+			return -ENOMEM;
+		if (copy_from_user(kwq_key_data(&item->key),
+				   u64_to_user_ptr(a->key), a->key_len)) {
+			kwq_record_free(item);
+			return -EFAULT;
+		}
+		ret = kwq_add_item(q, item, &a->delay_ns, flags, WQ_GFP_KEYS,
+				   deadline);
+	}
+	/*
+	 * The one result, the limiter's delay, goes out here (it was found
+	 * writable above); nothing else of the struct changes, so no other
+	 * add writes it back, or probes it.
+	 */
+	if (!ret && (flags & KWQ_ADD_RATE_LIMITED) &&
+	    put_user(a->delay_ns, &ua->delay_ns))
+		return -EFAULT;
+	return ret;
+}
+
+long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
+		void __user *uarg)
+{
+	struct wq_get __user *ug = uarg;
+	struct wq_get *g = arg;
+	struct kwq_holder *holder = &h->holder;
+	unsigned int flags = 0;
+	u8 small[WQ_DEV_SMALL_KEY];
+	u32 cap, len = 0;
+	u64 gen = 0;
+	ktime_t deadline;
+	void *buf = small;
+	long ret;
+
+	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->reserved ||
+	    g->key_len || wq_deadline(g->deadline_ns, &deadline))
+		return -EINVAL;
+	/* an O_NONBLOCK file never sleeps: -EAGAIN (libwq.md) */
+	if ((g->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
+		flags |= KWQ_GET_NONBLOCK;
+	if (g->flags & WQ_GET_DETACH)
+		holder = NULL;
+	cap = min_t(u32, g->buf_cap, WQ_KEY_MAX);
+	/*
+	 * Most keys are short: take the key into a buffer on the stack, and
+	 * only for a longer head key (nothing taken: -EMSGSIZE) allocate
+	 * the caller's capacity and Get again.
+	 */
+	ret = kwq_queue_get(q, holder, buf, min_t(u32, cap, sizeof(small)),
+			    &len, &gen, deadline,
+			    flags | (cap > sizeof(small) ? KWQ_GET_PROBE : 0));
+	if (ret == -EMSGSIZE && cap > sizeof(small)) {
+		buf = kmalloc(cap, GFP_KERNEL);
+		if (!buf) {
+			wake_up(&q->getters);	/* the one the probe kept */
+			return -ENOMEM;
+		}
+		ret = kwq_queue_get(q, holder, buf, cap, &len, &gen, deadline,
+				    flags);
+	}
+	/*
+	 * The results go out here, not in wq_ioctl(): a key taken but not
+	 * delivered (either copy faults) goes back where it was. The key goes
+	 * first, so a call that fails on it leaves the caller's struct as it
+	 * was.
+	 */
+	if ((!ret || ret == -EMSGSIZE) &&
+	    ((!ret && wq_copy_out(u64_to_user_ptr(g->buf), buf, len)) ||
+	     put_user(len, &ug->key_len))) {
+		if (!ret)
+			kwq_queue_unget(q, buf, len, gen);
+		ret = -EFAULT;
+	}
+	if (buf != small)
+		kfree(buf);
+	return ret ? ret : (long)len;
+}
+
+/*
+ * The key of @k copied in: into @small (WQ_DEV_SMALL_KEY bytes) if it fits,
+ * else into an allocation the caller frees with wq_free_key().
+ */
+static void *wq_copy_key(const struct wq_key *k, u8 *small)
+{
+	if (k->flags || k->value || kwq_check_key_len(k->key_len))
+		return ERR_PTR(-EINVAL);
+	if (k->key_len > WQ_DEV_SMALL_KEY)
+		return memdup_user(u64_to_user_ptr(k->key), k->key_len);
+	if (wq_copy_in(small, u64_to_user_ptr(k->key), k->key_len))
+		return ERR_PTR(-EFAULT);
+	return small;
+}
+
+static void wq_free_key(void *key, u8 *small)
+{
+	if (key != small)
+		kfree(key);
+}
+
+/* DONE and FORGET: the key copied in, one queue call on it. */
+static long wq_key_call(struct kwq *q, struct wq_key *k,
+			int (*call)(struct kwq *q, const void *key, u32 len))
+{
+	u8 small[WQ_DEV_SMALL_KEY];
+	void *key = wq_copy_key(k, small);
+	long ret;
+
+	if (IS_ERR(key))
+		return PTR_ERR(key);
+	ret = call(q, key, k->key_len);
+	wq_free_key(key, small);
+	return ret;
+}
+
+long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg,
+		 void __user *uarg)
+{
+	return wq_key_call(q, arg, kwq_queue_done);
+}
+
+long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg,
+		   void __user *uarg)
+{
+	return wq_key_call(q, arg, kwq_ratelimit_forget);
+}
+
+long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
+			 void __user *uarg)
+{
+	struct wq_key *k = arg;
+	u8 small[WQ_DEV_SMALL_KEY];
+	void *key = wq_copy_key(k, small);
+
+	if (IS_ERR(key))
+		return PTR_ERR(key);
+	k->value = kwq_ratelimit_requeues(q, key, k->key_len);
+	wq_free_key(key, small);
+	return 0;
+}
