@@ -17,6 +17,9 @@
 #include "wq_record.h"
 #include "wq_trace.h"
 
+/* The last queue id handed out (struct kwq.id): never reused while loaded. */
+static atomic64_t kwq_last_id = ATOMIC64_INIT(0);
+
 /**
  * kwq_queue_alloc() - allocate an empty queue with one reference
  * @max_items: most keys held at once (> 0)
@@ -67,6 +70,7 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 	q->uid = GLOBAL_ROOT_UID;
 	q->gid = GLOBAL_ROOT_GID;
 	q->owner = owner;
+	q->id = atomic64_inc_return(&kwq_last_id);
 	return q;
 
 err_free_delay:

@@ -238,6 +238,8 @@ struct kwq_holder {
  *	pollers (EPOLLOUT)
  * @drainers: drain waiters
  * @ref: references: the registry's while named, each handle's
+ * @id: names the queue for the life of the module (WQ_IOC_STAT): 1, 2, ...
+ *	in order of creation, never reused, unlike the memory or a name
  * @handles: open handles (for statistics)
  * @name: the name; "" for an anonymous queue
  * @name_node: entry in the registry while named (wq_registry_lock)
@@ -289,6 +291,7 @@ struct kwq {
 	wait_queue_head_t drainers;
 
 	struct kref ref;
+	u64 id;
 	atomic_t handles;
 	char name[WQ_NAME_MAX];
 	struct hlist_node name_node;

@@ -463,20 +463,20 @@ void wq_registry_show(struct seq_file *m)
 	info = kmalloc(sizeof(*info), GFP_KERNEL);
 	if (!info)
 		return;
-	seq_puts(m, "NAME IPCNS QUEUED PROCESSING WAITING SHUTDOWN UID GID MODE\n");
+	seq_puts(m, "NAME IPCNS QUEUED PROCESSING WAITING SHUTDOWN UID GID MODE ID\n");
 	mutex_lock(&wq_registry_lock);
 	hash_for_each(wq_ipcs, bkt, ipc, node) {
 		list_for_each_entry(q, &ipc->queues, ipc_node) {
 			memset(info, 0, sizeof(*info));
 			kwq_stats_fill(q, info);
-			seq_printf(m, "%s %u %u %u %u %s %u %u %04o\n", q->name,
+			seq_printf(m, "%s %u %u %u %u %s %u %u %04o %llu\n", q->name,
 				   ipc->ns ? ipc->ns->ns.inum : 0, info->queued,
 				   info->processing, info->waiting,
 				   (info->state & WQ_STATE_DRAINING) ? "draining" :
 				   (info->state & WQ_STATE_SHUTTING_DOWN) ? "yes" :
 				   "no",
 				   from_kuid(&init_user_ns, q->uid),
-				   from_kgid(&init_user_ns, q->gid), q->mode);
+				   from_kgid(&init_user_ns, q->gid), q->mode, q->id);
 		}
 	}
 	mutex_unlock(&wq_registry_lock);

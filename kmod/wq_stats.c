@@ -39,6 +39,7 @@ void kwq_stats_fill(struct kwq *q, struct wq_queue_info *info)
 	info->retries = q->retries;
 	spin_unlock_irqrestore(&q->lock, flags);
 	info->handles = atomic_read(&q->handles);
+	info->id = q->id;
 }
 
 /**

@@ -402,6 +402,12 @@ struct wq_batch {
  * @max_tracked: the queue's limit of keys kept only for their failures
  * @reserved: 0
  * @evicted: keys whose failures were forgotten to stay within @max_tracked
+ * @id: the queue's identity: 1, 2, ... in order of creation, the same
+ *	through every handle, never given to another queue while the module
+ *	stays loaded (a name is, once destroyed). A handle opened by name
+ *	compares it to learn whether it reached the queue it knew or a new
+ *	one of the same name. (Added in the struct's second version; 0 from
+ *	a module without it.)
  *
  * Errors of WQ_IOC_STAT: none but those of every command.
  */
@@ -425,6 +431,7 @@ struct wq_queue_info {
 	__u32 max_tracked;
 	__u32 reserved;
 	__u64 evicted;
+	__u64 id;
 };
 
 /* sizeof(struct wq_queue_info) in its first version (ABI 1) */
