@@ -315,7 +315,7 @@ int wq_shutdown_discard(int fd)
 #define WQ_STATS_AS_IS(X)						\
 	X(queued) X(processing) X(waiting) X(dirty) X(keys) X(tracked)	\
 	X(max_tracked) X(evicted) X(max_items) X(handles) X(uid) X(gid)	\
-	X(mode) X(adds) X(retries)
+	X(mode) X(adds) X(retries) X(id)
 
 static void wq_stats_from_info(struct wq_stats *st,
 			       const struct wq_queue_info *info)
@@ -332,7 +332,16 @@ static void wq_stats_from_info(struct wq_stats *st,
 	st->unlinked = !!(info->state & WQ_STATE_UNLINKED);
 }
 
-int wq_stat(int fd, struct wq_stats *st)
+/* wq_stat() and wq_list() of struct wq_stats with id (compat.c: without) */
+int wq_stat_1_1(int fd, struct wq_stats *st);
+int wq_list_1_1(struct wq_stats *st, size_t cap);
+_Static_assert(__builtin_types_compatible_p(__typeof__(wq_stat),
+					    __typeof__(wq_stat_1_1)) &&
+	       __builtin_types_compatible_p(__typeof__(wq_list),
+					    __typeof__(wq_list_1_1)),
+	       "wq_stat_1_1 and wq_list_1_1 are wq_stat and wq_list");
+
+int wq_stat_1_1(int fd, struct wq_stats *st)
 {
 	struct wq_queue_info info;
 	int ret;
@@ -345,6 +354,7 @@ int wq_stat(int fd, struct wq_stats *st)
 	wq_stats_from_info(st, &info);
 	return 0;
 }
+WQ_SYMVER_DEFAULT(wq_stat, wq_stat_1_1, "1.1");
 
 /*
  * struct wq_metrics is the uapi's struct wq_metrics_info, field for field:
@@ -371,7 +381,7 @@ int wq_metrics(int fd, struct wq_metrics *m)
 	return wq_ioctl(fd, WQ_IOC_METRICS, &r);
 }
 
-int wq_list(struct wq_stats *st, size_t cap)
+int wq_list_1_1(struct wq_stats *st, size_t cap)
 {
 	struct wq_queue_info *infos = NULL;
 	struct wq_list l;
@@ -406,3 +416,4 @@ int wq_list(struct wq_stats *st, size_t cap)
 	free(infos);
 	return ret;
 }
+WQ_SYMVER_DEFAULT(wq_list, wq_list_1_1, "1.1");

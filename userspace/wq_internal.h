@@ -20,6 +20,16 @@
 #define WQ_NSEC_PER_MSEC	1000000ULL
 #define WQ_NSEC_PER_SEC		1000000000ULL
 
+/*
+ * Symbol versions (libwq.map): a function whose ABI changed is defined as
+ * impl and exported as name@@WQ_ver, the version new binaries and static
+ * links bind to; compat.c defines the old ones as name@WQ_old.
+ */
+#define WQ_SYMVER_DEFAULT(name, impl, ver) \
+	__asm__(".symver " #impl ", " #name "@@WQ_" ver)
+#define WQ_SYMVER_COMPAT(name, impl, ver) \
+	__asm__(".symver " #impl ", " #name "@WQ_" ver)
+
 /* Rate-limiter spec text <-> the ABI's fixed-width description. */
 int wq_limiter_parse(const char *spec, struct wq_limiter *lim);
 int wq_limiter_format(const struct wq_limiter *lim, char *buf, size_t cap);

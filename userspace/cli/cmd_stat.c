@@ -34,12 +34,14 @@ static void print_list(const struct wq_stats *st, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if ((int)strlen(st[i].name) > w)
 			w = (int)strlen(st[i].name);
-	printf("%-*s %7s %10s %7s  %-8s  %s\n", w, "NAME", "QUEUED",
-	       "PROCESSING", "WAITING", "SHUTDOWN", "LIMITER");
+	/* new columns go before LIMITER, the last: scripts count fields */
+	printf("%-*s %7s %10s %7s  %-8s %6s  %s\n", w, "NAME", "QUEUED",
+	       "PROCESSING", "WAITING", "SHUTDOWN", "ID", "LIMITER");
 	for (size_t i = 0; i < n; i++)
-		printf("%-*s %7u %10u %7u  %-8s  %s\n", w, st[i].name,
+		printf("%-*s %7u %10u %7u  %-8s %6llu  %s\n", w, st[i].name,
 		       st[i].queued, st[i].processing, st[i].waiting,
-		       shutdown_state(&st[i]), st[i].limiter);
+		       shutdown_state(&st[i]), (unsigned long long)st[i].id,
+		       st[i].limiter);
 }
 
 int cmd_list(struct ctx *c)
@@ -100,6 +102,7 @@ int cmd_stat(struct ctx *c)
 	if (err < 0)
 		return fail(c, NULL, err);
 	printf("name: %s\n", st.name);
+	printf("id: %llu\n", (unsigned long long)st.id);
 	printf("limiter: %s\n", st.limiter);
 	printf("queued: %u\n", st.queued);
 	printf("processing: %u\n", st.processing);

@@ -252,6 +252,9 @@ struct wq_stats {
 	uint64_t adds;		/* client-go workqueue_adds_total */
 	uint64_t retries;	/* client-go workqueue_retries_total */
 	uint64_t evicted;	/* failure records forgotten for max_tracked */
+	uint64_t id;		/* the queue's identity: never reused while the
+				   module is loaded (a name is); 0 from a
+				   module too old to say */
 };
 
 /* ---- Metrics (spec/libwq.md "Metrics") ------------------------------- */
