@@ -101,8 +101,9 @@ D=/sys/kernel/debug/wq/queues
 if [ -r "$D" ]; then
 	check "debugfs: read-only, root only" \
 		sh -c "ls -l '$D' | grep -q '^-r-------- '"
-	check "debugfs: the queue's line" \
-		sh -c "grep -q '^$q [0-9]* 1 1 1 no 0 0 0600\$' '$D'"
+	id=$("$WQCTL" stat "$q" | sed -n 's/^id: //p')
+	check "debugfs: the queue's line, its id as wqctl stat's ($id)" \
+		sh -c "grep -q '^$q [0-9]* 1 1 1 no 0 0 0600 $id\$' '$D'"
 	check "debugfs: the same names as wqctl list" sh -c "
 		'$WQCTL' list | awk 'NR > 1 { print \$1 }' | sort >'$TMP/l1.$$'
 		awk 'NR > 1 { print \$1 }' '$D' | sort >'$TMP/l2.$$'

@@ -59,6 +59,9 @@ check "len 2" run_out 0 2 len "$Q"
 check "list: QUEUED 2" list_is "$Q" 2 2
 check "list: WAITING 0" list_is "$Q" 4 0
 check "list: SHUTDOWN no" list_is "$Q" 5 no
+id=$("$WQCTL" stat "$Q" | awk '$1 == "id:" { print $2 }')
+check "stat: an id ($id)" [ "${id:-0}" -gt 0 ]
+check "list: ID as stat's" list_is "$Q" 6 "$id"
 check "get: first key" run_out 0 ns/a get "$Q" --timeout 0
 check "list: PROCESSING 1 after get (key stays processing)" list_is "$Q" 3 1
 check "add of a processing key (dirty)" run 0 add "$Q" ns/a
@@ -162,6 +165,10 @@ check "get after drain: exit 4" run 4 get "$Q2" --timeout 1s
 check "destroy" run 0 destroy "$Q"
 check "destroy again: exit 1" run 1 destroy "$Q"
 check "len of a destroyed queue: exit 1" run 1 len "$Q"
+check "create it again" new_queue "$Q"
+check "stat: the new queue of the old name has a new id" \
+	sh -c "! '$WQCTL' stat '$Q' | grep -qx 'id: $id'"
+check "destroy it" run 0 destroy "$Q"
 check "destroy the second queue" run 0 destroy "$Q2"
 if [ -z "$(column "$Q" 1)$(column "$Q2" 1)" ]; then
 	ok "list no longer shows them"
