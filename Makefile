@@ -121,17 +121,20 @@ check-long: deps all
 # soak: the soak test of issue 11 on the debug kernel (KASAN, UBSAN,
 # lockdep, kmemleak): SOAK_SECONDS (default 600) of rounds of queues with
 # producers, consumers, kills, passed handles, quota users, shutdowns,
-# drains, discards and destroys, every invariant checked (wq_soak.c); then
+# drains, discards and destroys, every invariant checked (selftests/soak/); then
 # the kernel log, wq's slab caches back to their start, rmmod, kmemleak,
 # insmod and one more round (soak.sh). SOAK_SEED=N replays a seed (up to
-# timing). Not part of make check.
+# timing); SOAK_ARGS passes options to wq_soak (-x reuse: the race of a
+# reopen by name with the name's reuse, every round). make check runs a
+# short one on the debug lane.
 SOAK_SECONDS ?= 600
 SOAK_SEED ?= 0
+SOAK_ARGS ?=
 soak: deps all
 	WQ_DEBUG_KDIR=$$(selftests/build-debug-kernel | grep '^/' | tail -n1) && \
 	export WQ_DEBUG_KDIR && \
 	selftests/vm-run --kernel debug --no-rmmod --timeout $$(($(SOAK_SECONDS) * 3 + 1200)) \
-		--add build/selftests:/t -- /t/soak.sh $(SOAK_SECONDS) $(SOAK_SEED)
+		--add build/selftests:/t -- /t/soak.sh $(SOAK_SECONDS) $(SOAK_SEED) $(SOAK_ARGS)
 
 clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
