@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wq_fuzz: hostile calls. A command's struct is built valid-ish, then
+ * mangled: random flags and reserved fields, boundary sizes and key
+ * lengths, pointers into the arena, at its guard page or wild, random
+ * deadlines; sent with a boundary _IOC_SIZE (sometimes a random number in
+ * the same magic) on any fd, bound or not, /dev/null or none. What comes
+ * back is checked against what uapi/linux/wq.h documents (cmds.c).
+ */
+#include "fuzz.h"
+
+static int pick_fd(void)
+{
+	switch (rn(20)) {
+	case 0: return -1;
+	case 1: return FD_NULL;
+	case 2: return FD_NOT_OPEN;
+	default: return fds[rn(NFDS)];
+	}
+}
+
+static void build_create(struct wq_create *c)
+{
+	c->flags = chance(85) ? 0 : flags_val(0);
+	c->max_items = chance(70) ? rn(64) : (uint32_t)rnd();
+	c->mode = chance(60) ? 0 : chance(50) ? 0666 : (uint32_t)rnd();
+	c->max_tracked = chance(70) ? rn(64) : (uint32_t)rnd();
+	name_val(c->name);
+	limiter_val(&c->limiter);
+}
+
+static void build_name(struct wq_name *nm, unsigned int cmd)
+{
+	nm->flags = cmd == WQ_IOC_OPEN ? flags_val(3) : (chance(90) ? 0 : flags_val(0));
+	nm->reserved = reserved_val();
+	name_val(nm->name);
+}
+
+static void build_list(struct wq_list *l)
+{
+	static const uint32_t es[] = { 0, WQ_QUEUE_INFO_SIZE_VER0 - 1,
+		WQ_QUEUE_INFO_SIZE_VER0, sizeof(struct wq_queue_info),
+		sizeof(struct wq_queue_info) + 8, 4096, 4097, 0xffffffff };
+	uint32_t n;
+
+	l->flags = chance(90) ? 0 : flags_val(0);
+	l->entry_size = es[rn(sizeof(es) / sizeof(es[0]))];
+	l->count = chance(80) ? rn(9) : (uint32_t)rnd();
+	l->total = reserved_val();
+	n = l->entry_size * (l->count < 9 ? l->count : 9);
+	l->entries = place(n > 40000 ? 40000 : n, 10);
+}
+
+static void build_add(struct wq_add *a)
+{
+	a->flags = flags_val(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER);
+	a->key_len = key_len_val();
+	a->key = key_ptr(a->key_len);
+	a->delay_ns = chance(60) ? 0 : chance(80) ? rn(3000000) : rnd();
+	a->deadline_ns = (a->flags & WQ_ADD_WAIT) || chance(10) ? deadline() : 0;
+}
+
+static void build_get(struct wq_get *g)
+{
+	g->flags = flags_val(WQ_GET_NONBLOCK | WQ_GET_DETACH);
+	g->key_len = reserved_val();
+	g->buf_cap = chance(70) ? WQ_KEY_MAX : key_len_val();
+	g->buf = place(g->buf_cap > 8192 ? 8192 : g->buf_cap, 10);
+	g->reserved = reserved_val();
+	g->deadline_ns = deadline();
+}
+
+static void build_key(struct wq_key *k)
+{
+	k->flags = chance(85) ? 0 : flags_val(0);
+	k->key_len = key_len_val();
+	k->key = key_ptr(k->key_len);
+	k->value = reserved_val();
+}
+
+static void build_shutdown(struct wq_shutdown *d)
+{
+	d->flags = flags_val(WQ_SHUTDOWN_DRAIN | WQ_SHUTDOWN_DISCARD);
+	d->reserved = reserved_val();
+	d->deadline_ns = (d->flags & WQ_SHUTDOWN_DRAIN) || chance(10) ?
+			 deadline() : 0;
+}
+
+/* ADD_BATCH and DONE_BATCH: up to n keys of the pool in the arena */
+static void build_batch_keys(struct wq_batch *b, uint32_t n)
+{
+	struct wq_iov *iov = (void *)(uintptr_t)b->keys;
+	uint32_t room, i;
+
+	if (b->keys < (uint64_t)(uintptr_t)arena ||
+	    b->keys >= (uint64_t)(uintptr_t)arena_end)
+		return;
+	/* the iovs in the first half of the arena, keys in the second */
+	room = (uint32_t)((uintptr_t)arena_end - (uintptr_t)b->keys) /
+	       sizeof(struct wq_iov);
+	for (i = 0; i < n && i < room; i++) {
+		uint32_t kl = chance(90) ? 2 + rn(3) : key_len_val();
+		char *kp = (char *)arena + (ARENA_PAGES - 1) * PAGE / 2 + i * 8;
+
+		iov[i].len = chance(97) ? kl : rnd();
+		iov[i].base = chance(95) ? (uint64_t)(uintptr_t)kp : bad_ptr();
+		snprintf(kp, 8, "k%u", rn(NKEYS));
+	}
+}
+
+static void build_batch(struct wq_batch *b, unsigned int cmd)
+{
+	static const uint32_t counts[] = { 0, 1, 2, 5, 16, WQ_BATCH_MAX,
+					   WQ_BATCH_MAX + 1, 0xffffffff };
+	uint32_t n;
+
+	b->flags = cmd == WQ_IOC_GET_BATCH ?
+		   flags_val(WQ_GET_NONBLOCK | WQ_GET_DETACH) :
+		   (chance(85) ? 0 : flags_val(0));
+	b->count = chance(60) ? 1 + rn(8) : counts[rn(sizeof(counts) / sizeof(counts[0]))];
+	n = b->count > WQ_BATCH_MAX + 1 ? 16 : b->count;
+	b->keys = place(n * sizeof(struct wq_iov), 8);
+	if (cmd != WQ_IOC_GET_BATCH)
+		build_batch_keys(b, n);
+	if (cmd == WQ_IOC_GET_BATCH) {
+		b->results = chance(90) ? 0 : rnd();
+		b->buf_cap = chance(70) ? 1 + rn(4096) : rnd();
+		b->buf = place(b->buf_cap > 8192 ? 8192 : b->buf_cap, 10);
+		b->deadline_ns = deadline();
+	} else {
+		b->results = chance(30) ? 0 : place(n * 4, 10);
+		b->buf = chance(95) ? 0 : rnd();
+		b->buf_cap = chance(95) ? 0 : rnd();
+		b->deadline_ns = chance(95) ? 0 : deadline();
+	}
+}
+
+static void build_metrics(struct wq_metrics_req *m)
+{
+	static const uint32_t ms[] = { 0, WQ_METRICS_INFO_SIZE_VER0 - 1,
+		WQ_METRICS_INFO_SIZE_VER0, sizeof(struct wq_metrics_info),
+		sizeof(struct wq_metrics_info) + 8,
+		WQ_METRICS_INFO_SIZE_MAX, WQ_METRICS_INFO_SIZE_MAX + 1,
+		0xffffffff };
+
+	m->flags = chance(90) ? 0 : flags_val(0);
+	m->size = chance(50) ? sizeof(struct wq_metrics_info) :
+		  ms[rn(sizeof(ms) / sizeof(ms[0]))];
+	m->metrics = place(m->size > 8192 ? 8192 : m->size, 10);
+}
+
+/*
+ * The struct for cmd index ci, built in s (valid-ish, then mangled);
+ * *clean says whether it was left well formed, *hint whether the call
+ * may block.
+ */
+static void build(unsigned int ci, unsigned char *s, uint32_t *clean,
+		  uint64_t *hint)
+{
+	unsigned int cmd = cmds[ci].cmd, i;
+
+	*hint = cmd == WQ_IOC_ADD || cmd == WQ_IOC_GET ||
+		cmd == WQ_IOC_SHUTDOWN || cmd == WQ_IOC_GET_BATCH;
+	switch (cmd) {
+	case WQ_IOC_CREATE: build_create((void *)s); break;
+	case WQ_IOC_OPEN:
+	case WQ_IOC_DESTROY: build_name((void *)s, cmd); break;
+	case WQ_IOC_LIST: build_list((void *)s); break;
+	case WQ_IOC_ADD: build_add((void *)s); break;
+	case WQ_IOC_GET: build_get((void *)s); break;
+	case WQ_IOC_DONE:
+	case WQ_IOC_FORGET:
+	case WQ_IOC_NUM_REQUEUES: build_key((void *)s); break;
+	case WQ_IOC_SHUTDOWN: build_shutdown((void *)s); break;
+	case WQ_IOC_ADD_BATCH:
+	case WQ_IOC_GET_BATCH:
+	case WQ_IOC_DONE_BATCH: build_batch((void *)s, cmd); break;
+	case WQ_IOC_METRICS: build_metrics((void *)s); break;
+	default: break;	/* MODULE_INFO, STAT: read-only */
+	}
+	*clean = 1;
+	/* random bytes over a random field, now and then */
+	if (chance(5)) {
+		i = rn(cmds[ci].size);
+		s[i] ^= (unsigned char)(1 + rn(255));
+		*clean = 0;
+	}
+}
+
+/*
+ * The ioctl number for cmd index ci: a boundary size (the tail of s past
+ * the struct zero, or not: *tail), now and then a random number in the
+ * same magic (*random).
+ */
+static unsigned int pick_cmd(unsigned int ci, unsigned char *s, uint32_t *size,
+			     int *random)
+{
+	uint32_t full = cmds[ci].size;
+	int tail = 0;
+
+	switch (rn(16)) {
+	case 0: *size = 0; break;
+	case 1: *size = cmds[ci].min - 1; break;
+	case 2: *size = cmds[ci].min; break;
+	case 3: *size = full + 8; tail = 1; break;
+	case 4: *size = full + 8; tail = 2; break;
+	case 5: *size = IOC_SIZE_MAX; tail = chance(50) ? 2 : 1; break;
+	case 6: *size = rn(full + 16); break;
+	default: *size = full; break;
+	}
+	if (tail == 2)
+		s[full + rn(*size - full)] = (unsigned char)(1 + rn(255));
+	*random = chance(4);
+	if (*random) {
+		unsigned int nr = chance(70) ? rn(0x40) : rn(256);
+
+		return _IOC(rn(4), chance(90) ? WQ_IOC_MAGIC : rn(256), nr, *size);
+	}
+	return (cmds[ci].cmd & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
+	       (*size << _IOC_SIZESHIFT);
+}
+
+/* A GET that succeeded: its length, and a done of the key at once. */
+static void check_get(int fd, const struct wq_get *g, long r, int clean,
+		      uint64_t arg, uint32_t size)
+{
+	if (!apart(g->buf, g->buf_cap, arg, size))
+		clean = 0;	/* the key overwrote the struct */
+	if (r < 1 || r > WQ_KEY_MAX || (clean && (uint32_t)r != g->key_len) ||
+	    (clean && g->key_len > g->buf_cap))
+		fail("GET returned %ld key_len %u buf_cap %u", r,
+		     g->key_len, g->buf_cap);
+	if (clean && chance(70)) {	/* done it at once */
+		struct wq_key k = { .key_len = (uint32_t)r, .key = g->buf };
+
+		if (ioctl(fd, WQ_IOC_DONE, &k) < 0 &&
+		    !errno_ok(fd, WQ_IOC_DONE, errno))
+			fail("DONE after GET: %s", ename(errno));
+	}
+}
+
+static void check_list(const struct wq_list *l, uint64_t arg, uint32_t size)
+{
+	uint32_t i;
+
+	if (l->entry_size < sizeof(struct wq_queue_info) || l->count > 8 ||
+	    !in_arena(l->entries, (uint64_t)l->count * l->entry_size) ||
+	    !apart(l->entries, (uint64_t)l->count * l->entry_size, arg, size))
+		return;
+	for (i = 0; i < l->count; i++) {
+		struct wq_queue_info qi;
+
+		memcpy(&qi, (char *)(uintptr_t)l->entries +
+		       (size_t)i * l->entry_size, sizeof(qi));
+		if (qi.handles)	/* unnamed-but-open counts 0 */
+			check_info(&qi);
+	}
+}
+
+static void check_metrics_req(const struct wq_metrics_req *m, uint64_t arg,
+			      uint32_t size)
+{
+	struct wq_metrics_info mi;
+
+	if (m->size < sizeof(struct wq_metrics_info) ||
+	    !in_arena(m->metrics, sizeof(struct wq_metrics_info)) ||
+	    !apart(m->metrics, m->size, arg, size))
+		return;
+	memcpy(&mi, (void *)(uintptr_t)m->metrics, sizeof(mi));
+	check_metrics(&mi);
+}
+
+/*
+ * What a successful call of cmd index ci wrote back (s: the struct as
+ * sent; the arena's copy at arg is read here), where it is well formed.
+ */
+static void check_result(int fd, unsigned int ci, unsigned char *s, long r,
+			 int clean, uint64_t arg, uint32_t size)
+{
+	unsigned int cmd = cmds[ci].cmd;
+	uint32_t full = cmds[ci].size;
+	struct wq_batch bin;
+
+	memcpy(&bin, s, sizeof(bin));	/* as sent: batches are _IOW */
+	if (!in_arena(arg, size)) {
+		if (cmd == WQ_IOC_GET && (r < 1 || r > WQ_KEY_MAX))
+			fail("GET returned %ld", r);
+		return;
+	}
+	memcpy(s, (void *)(uintptr_t)arg, full < size ? full : size);
+	switch (cmd) {
+	case WQ_IOC_GET:
+		check_get(fd, (const void *)s, r, clean, arg, size);
+		break;
+	case WQ_IOC_ADD_BATCH:
+	case WQ_IOC_GET_BATCH:
+	case WQ_IOC_DONE_BATCH:
+		if (clean)
+			check_batch_results(cmd, &bin, r, arg, size);
+		break;
+	case WQ_IOC_STAT:
+		if (clean)
+			check_info((const struct wq_queue_info *)s);
+		break;
+	case WQ_IOC_METRICS:
+		if (clean)
+			check_metrics_req((const void *)s, arg, size);
+		break;
+	case WQ_IOC_LIST:
+		if (clean)
+			check_list((const void *)s, arg, size);
+		break;
+	default:
+		if (r != 0 && cmd != WQ_IOC_SHUTDOWN)
+			fail("%s returned %ld", cmds[ci].name, r);
+		break;
+	}
+}
+
+void one_ioctl(void)
+{
+	unsigned char s[IOC_SIZE_MAX + 64];
+	unsigned int ci = rn(ncmds), cmd;
+	uint32_t size, clean;
+	uint64_t arg, hint;
+	int fd = pick_fd(), err, random;
+	long r;
+
+	memset(s, 0, sizeof(s));
+	stage = 200 + (int)ci;
+	build(ci, s, &clean, &hint);
+	stage = 300 + (int)ci;
+	cmd = pick_cmd(ci, s, &size, &random);
+	if (random)
+		clean = 0, hint = 1;
+	arg = place(size ? size : 1, 6);
+	if (in_arena(arg, size))
+		memcpy((void *)(uintptr_t)arg, s, size);
+	/* short, or not (wholly) in the arena: place() straddles the guard */
+	if (size < cmds[ci].size || !in_arena(arg, size))
+		clean = 0;
+
+	sh->last_cmd[widx] = cmd;
+	if (verbose)
+		fprintf(stderr, "[%d:%llu] fd %d ioctl %s(%#x) size %u arg %#llx\n",
+			widx, (unsigned long long)seq, fd, cmds[ci].name, cmd,
+			size, (unsigned long long)arg);
+	r = do_ioctl(fd, cmd, arg, (int)hint, &err);
+	stage = 400 + (int)ci;
+	if (verbose)
+		fprintf(stderr, "[%d:%llu]   = %ld (%s)\n", widx,
+			(unsigned long long)seq, r, r < 0 ? strerror(err) : "ok");
+	seen(cmd, r < 0 ? err : 0, 0);
+	if (r < 0 ? !errno_ok(fd, cmd, err) : !success_ok(fd, cmd)) {
+		const struct cmdinfo *c = cmd_of(cmd);
+
+		fail("%s (%#x) size %u fd %d: %s", c ? c->name : "no command",
+		     cmd, size, fd, r < 0 ? ename(err) : "returned >= 0");
+	}
+	if (r >= 0 && !random)	/* not a random number that is a command */
+		check_result(fd, ci, s, r, (int)clean, arg, size);
+}

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wq_fuzz: live calls. Well formed, on a slot bound with the access the
+ * command needs, with keys of the pool the hostile calls use too ("k0" to
+ * "k15", shared by every worker) and dones of keys this thread holds: they
+ * reach the queue, and its answers are the queue's (0, -EAGAIN, -ENOENT,
+ * -ESHUTDOWN, -ETIMEDOUT, -EINTR from the alarm). Their structs, keys and
+ * buffers live in the thread's arena at fixed places, away from the
+ * hostile calls' (which build each call afresh). A queue that some call
+ * shut down is now and then destroyed and made again under its name, so
+ * the queues keep working to the end of the run.
+ */
+#include "fuzz.h"
+
+#define HELD_MAX	32	/* keys a thread remembers holding */
+#define LIVE_BATCH	8	/* keys in a live batch call */
+/* the arena's places of a live call */
+#define AT_STRUCT	0
+#define AT_IOV		1024
+#define AT_RESULTS	2048
+#define AT_KEYS		3072	/* LIVE_BATCH keys of 8 bytes */
+#define AT_BUF		(4 * PAGE)
+#define BUF_CAP		(2 * PAGE)
+
+struct held {
+	char key[8];
+	uint32_t len;
+	int slot;	/* where it was got */
+};
+
+static __thread struct held held[HELD_MAX];
+static __thread int nheld;
+
+static void *at(size_t off)
+{
+	return arena + off;
+}
+
+static uint64_t uat(size_t off)
+{
+	return (uint64_t)(uintptr_t)(arena + off);
+}
+
+/* A slot bound for acc (ACC_*; 0: any), or -1 after a few tries. */
+static int live_slot(int acc)
+{
+	int i, k;
+
+	for (i = 0; i < 8; i++) {
+		k = (int)rn(NFDS);
+		if (fds[k] >= 0 && slot_access[k] &&
+		    (slot_access[k] & acc) == acc)
+			return k;
+	}
+	__atomic_add_fetch(&sh->no_slot, 1, __ATOMIC_RELAXED);
+	return -1;
+}
+
+/* Key "k<n>" of the pool at p; its length. */
+static uint32_t pool_key(char *p)
+{
+	return (uint32_t)snprintf(p, 8, "k%u", rn(NKEYS));
+}
+
+static void live_refresh(int slot);
+
+/*
+ * ioctl(fds[slot], cmd, arg), counted and checked; the result (-errno).
+ * A queue found shut down is often made anew (live_refresh()).
+ */
+static long live_call(int slot, unsigned int cmd, uint64_t arg, int blocking)
+{
+	int fd = fds[slot], err;
+	long r;
+
+	sh->last_cmd[widx] = cmd;
+	r = do_ioctl(fd, cmd, arg, blocking, &err);
+	if (verbose)
+		fprintf(stderr, "[%d:%llu] live fd %d %s = %ld (%s)\n", widx,
+			(unsigned long long)seq, fd, cmd_of(cmd)->name, r,
+			r < 0 ? strerror(err) : "ok");
+	seen(cmd, r < 0 ? err : 0, 1);
+	if (r < 0 ? !errno_ok(fd, cmd, err) : !success_ok(fd, cmd))
+		fail("live %s fd %d: %s", cmd_of(cmd)->name, fd,
+		     r < 0 ? ename(err) : "returned >= 0");
+	if (r < 0 && err == ESHUTDOWN && chance(50))
+		live_refresh(slot);
+	return r < 0 ? -err : r;
+}
+
+/* A deadline a few milliseconds away, or none to wait (NONBLOCK). */
+static uint64_t short_deadline(void)
+{
+	return now_ns() + 100000 + rn(2000000);
+}
+
+static void remember(const char *key, uint32_t len, int slot)
+{
+	struct held *h;
+
+	if (len < 1 || len >= sizeof(h->key))
+		return;
+	if (nheld == HELD_MAX)	/* forget the oldest: it stays processing */
+		memmove(held, held + 1, sizeof(held[0]) * --nheld);
+	h = &held[nheld++];
+	memcpy(h->key, key, len);
+	h->len = len;
+	h->slot = slot;
+}
+
+/* A held key, taken off the list (the newest, or any): its index. */
+static struct held take_held(void)
+{
+	int i = chance(50) ? nheld - 1 : (int)rn((uint32_t)nheld);
+	struct held h = held[i];
+
+	held[i] = held[--nheld];
+	return h;
+}
+
+static void live_add(void)
+{
+	struct wq_add *a = at(AT_STRUCT);
+	int slot = live_slot(ACC_WRITE);
+	uint32_t how = rn(100);
+
+	if (slot < 0)
+		return;
+	memset(a, 0, sizeof(*a));
+	a->key_len = pool_key(at(AT_KEYS));
+	a->key = uat(AT_KEYS);
+	if (how < 10) {
+		a->flags = WQ_ADD_AFTER;
+		a->delay_ns = chance(30) ? 0 : rn(2000000);
+	} else if (how < 20) {
+		a->flags = WQ_ADD_RATE_LIMITED;
+	} else if (how < 30) {
+		a->flags = WQ_ADD_WAIT;
+		a->deadline_ns = short_deadline();
+	}
+	live_call(slot, WQ_IOC_ADD, uat(AT_STRUCT), a->flags & WQ_ADD_WAIT);
+}
+
+static void live_get(void)
+{
+	struct wq_get *g = at(AT_STRUCT);
+	int slot = live_slot(ACC_READ);
+	long r;
+
+	if (slot < 0)
+		return;
+	memset(g, 0, sizeof(*g));
+	g->flags = (chance(40) ? WQ_GET_NONBLOCK : 0) |
+		   (chance(10) ? WQ_GET_DETACH : 0);
+	g->buf = uat(AT_BUF);
+	g->buf_cap = chance(95) ? WQ_KEY_MAX : 1 + rn(4);	/* -EMSGSIZE */
+	g->deadline_ns = short_deadline();
+	r = live_call(slot, WQ_IOC_GET, uat(AT_STRUCT), 1);
+	if (r <= 0)
+		return;
+	if (r > WQ_KEY_MAX || (uint32_t)r != g->key_len)
+		fail("live GET returned %ld, key_len %u", r, g->key_len);
+	else
+		remember(at(AT_BUF), (uint32_t)r, slot);
+}
+
+/* A done of a key held (its own slot mostly), or of any pool key. */
+static void live_done(void)
+{
+	struct wq_key *k = at(AT_STRUCT);
+	int slot = -1;
+
+	memset(k, 0, sizeof(*k));
+	k->key = uat(AT_KEYS);
+	if (nheld && chance(85)) {
+		struct held h = take_held();
+
+		memcpy(at(AT_KEYS), h.key, h.len);
+		k->key_len = h.len;
+		if (chance(70) && fds[h.slot] >= 0 &&
+		    (slot_access[h.slot] & ACC_READ))
+			slot = h.slot;
+	} else {
+		k->key_len = pool_key(at(AT_KEYS));
+	}
+	if (slot < 0)
+		slot = live_slot(ACC_READ);
+	if (slot >= 0)
+		live_call(slot, WQ_IOC_DONE, uat(AT_STRUCT), 0);
+}
+
+/* keys[0..n) in the arena: held ones (taken off the list) or pool ones */
+static void batch_keys(uint32_t n, int from_held)
+{
+	struct wq_iov *iov = at(AT_IOV);
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		char *p = at(AT_KEYS + i * 8);
+
+		iov[i].base = (uint64_t)(uintptr_t)p;
+		if (from_held && nheld) {
+			struct held h = take_held();
+
+			memcpy(p, h.key, h.len);
+			iov[i].len = h.len;
+		} else {
+			iov[i].len = pool_key(p);
+		}
+	}
+}
+
+/* ADD_BATCH (get 0) or DONE_BATCH of up to LIVE_BATCH keys */
+static void live_batch_in(unsigned int cmd)
+{
+	struct wq_batch *b = at(AT_STRUCT);
+	int slot = live_slot(cmd == WQ_IOC_ADD_BATCH ? ACC_WRITE :
+						       ACC_READ);
+	uint32_t n = 1 + rn(LIVE_BATCH);
+	long r;
+
+	if (slot < 0)
+		return;
+	memset(b, 0, sizeof(*b));
+	if (cmd == WQ_IOC_DONE_BATCH && nheld && (uint32_t)nheld < n)
+		n = (uint32_t)nheld;
+	batch_keys(n, cmd == WQ_IOC_DONE_BATCH && chance(85));
+	b->count = n;
+	b->keys = uat(AT_IOV);
+	b->results = uat(AT_RESULTS);
+	r = live_call(slot, cmd, uat(AT_STRUCT), 0);
+	if (r >= 0)
+		check_batch_results(cmd, b, r, uat(AT_STRUCT), sizeof(*b));
+}
+
+static void live_get_batch(void)
+{
+	struct wq_batch *b = at(AT_STRUCT);
+	struct wq_iov *iov = at(AT_IOV);
+	int slot = live_slot(ACC_READ);
+	long r, i;
+
+	if (slot < 0)
+		return;
+	memset(b, 0, sizeof(*b));
+	b->flags = (chance(40) ? WQ_GET_NONBLOCK : 0) |
+		   (chance(10) ? WQ_GET_DETACH : 0);
+	b->count = 1 + rn(LIVE_BATCH);
+	b->keys = uat(AT_IOV);
+	b->buf = uat(AT_BUF);
+	b->buf_cap = BUF_CAP;
+	b->deadline_ns = short_deadline();
+	r = live_call(slot, WQ_IOC_GET_BATCH, uat(AT_STRUCT), 1);
+	if (r > (long)b->count)
+		fail("live GET_BATCH returned %ld of %u", r, b->count);
+	for (i = 0; i < r && i < (long)b->count; i++) {
+		if (!in_arena(iov[i].base, iov[i].len) || iov[i].len < 1 ||
+		    iov[i].len > WQ_KEY_MAX) {
+			fail("live GET_BATCH key %ld: %#llx, %llu bytes", i,
+			     (unsigned long long)iov[i].base,
+			     (unsigned long long)iov[i].len);
+			break;
+		}
+		remember((const char *)(uintptr_t)iov[i].base,
+			 (uint32_t)iov[i].len, slot);
+	}
+}
+
+/* STAT (0), METRICS (1), NUM_REQUEUES (2) or FORGET (3) */
+static void live_look(uint32_t what)
+{
+	int slot = live_slot(what == 3 ? ACC_WRITE : 0);
+
+	if (slot < 0)
+		return;
+	memset(at(AT_STRUCT), 0, sizeof(struct wq_queue_info));
+	if (what == 0) {
+		if (live_call(slot, WQ_IOC_STAT, uat(AT_STRUCT), 0) == 0)
+			check_info(at(AT_STRUCT));
+	} else if (what == 1) {
+		struct wq_metrics_req *m = at(AT_STRUCT);
+
+		m->size = sizeof(struct wq_metrics_info);
+		m->metrics = uat(AT_BUF);
+		if (live_call(slot, WQ_IOC_METRICS, uat(AT_STRUCT), 0) == 0)
+			check_metrics(at(AT_BUF));
+	} else {
+		struct wq_key *k = at(AT_STRUCT);
+
+		k->key_len = pool_key(at(AT_KEYS));
+		k->key = uat(AT_KEYS);
+		live_call(slot, what == 2 ? WQ_IOC_NUM_REQUEUES : WQ_IOC_FORGET,
+			  uat(AT_STRUCT), 0);
+	}
+}
+
+/*
+ * A shutdown, plain, draining (a few ms) or discarding; the queue is then
+ * mostly made anew at once (its other handles find it shut down).
+ */
+static void live_shutdown(void)
+{
+	struct wq_shutdown *d = at(AT_STRUCT);
+	int slot = live_slot(ACC_WRITE);
+	uint32_t how = rn(100);
+
+	if (slot < 0)
+		return;
+	memset(d, 0, sizeof(*d));
+	if (how < 25) {
+		d->flags = WQ_SHUTDOWN_DRAIN;
+		d->deadline_ns = short_deadline();
+	} else if (how < 40) {
+		d->flags = WQ_SHUTDOWN_DISCARD;
+	}
+	live_call(slot, WQ_IOC_SHUTDOWN, uat(AT_STRUCT), how < 25);
+	if (chance(70))
+		live_refresh(slot);
+}
+
+/*
+ * A slot whose queue is shutting down: its name destroyed and made again
+ * (or opened, if another worker was first), the slot bound to it.
+ */
+static void live_refresh(int slot)
+{
+	struct wq_queue_info info;
+	struct wq_name nm = { 0 };
+	int fd, err;
+
+	if (slot < 0)
+		return;
+	fd = fds[slot];	/* the other thread may change fds[slot] */
+	if (ioctl(fd, WQ_IOC_STAT, &info) < 0 ||
+	    !(info.state & WQ_STATE_SHUTTING_DOWN))
+		return;
+	memcpy(nm.name, info.name, sizeof(nm.name));
+	if (!(info.state & WQ_STATE_UNLINKED) &&
+	    do_ioctl(fd, WQ_IOC_DESTROY, (uintptr_t)&nm, 0, &err) < 0 &&
+	    !errno_ok(fd, WQ_IOC_DESTROY, err))
+		fail("DESTROY %s: %s", nm.name, ename(err));
+	close(fd);
+	slot_access[slot] = 0;
+	fds[slot] = open("/dev/wq", O_RDWR | O_CLOEXEC);
+	bind_slot(slot, nm.name, 1);
+}
+
+void one_live(void)
+{
+	uint32_t op = rn(100);
+
+	stage = 500 + (int)op;
+	if (op < 18)
+		live_add();
+	else if (op < 31)
+		live_get();
+	else if (op < 45)
+		live_done();
+	else if (op < 51)
+		live_batch_in(WQ_IOC_ADD_BATCH);
+	else if (op < 57)
+		live_get_batch();
+	else if (op < 63)
+		live_batch_in(WQ_IOC_DONE_BATCH);
+	else if (op < 87)
+		live_look((op - 63) / 6);
+	else if (op < 93)
+		live_shutdown();
+	else
+		live_refresh(live_slot(0));
+}
