@@ -14,6 +14,7 @@
 
 #include "wq_metrics.h"
 #include "wq_queue.h"
+#include "wq_add.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
 #include "wq_registry.h"

@@ -7,9 +7,9 @@
  * then handled in chunks of at most KWQ_BATCH keys and WQ_BATCH_BUF (8 KiB)
  * key bytes (a key is at most WQ_KEY_MAX, 4 KiB, so one always fits): the
  * user memory of a chunk is copied while no lock is held, then the queue's
- * lock is taken once for the whole chunk (kwq_queue_add_many(),
+ * lock is taken once for the whole chunk (kwq_add_many(),
  * kwq_queue_take(), kwq_queue_done_many(); twice for a chunk of ADD from
- * its first new key without a spare record on, see kwq_queue_add_many()),
+ * its first new key without a spare record on, see kwq_add_many()),
  * so no hold of it grows with the batch and consumers are woken once per
  * hold, as many as keys were queued.
  *
@@ -36,6 +36,7 @@
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 
+#include "wq_add.h"
 #include "wq_dev.h"
 #include "wq_record.h"
 #include "wq_scratch.h"
@@ -115,7 +116,7 @@ static bool wq_iov_len_ok(const struct wq_iov *iov)
 
 /*
  * ADD_BATCH and DONE_BATCH: each chunk of keys read into the scratch, then
- * added or done in order (kwq_queue_add_many(), kwq_queue_done_many()).
+ * added or done in order (kwq_add_many(), kwq_queue_done_many()).
  */
 static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			  const struct wq_batch *b, bool add)
@@ -163,7 +164,7 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			off += v->len;
 		}
 		if (n && add)
-			ok += kwq_queue_add_many(q, c->refs, c->res, c->items,
+			ok += kwq_add_many(q, c->refs, c->res, c->items,
 						 n, h->unlimited, WQ_GFP_KEYS);
 		else if (n)
 			ok += kwq_queue_done_many(q, c->refs, c->res, n);
@@ -284,7 +285,7 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		return -EINVAL;
 	if (!access_ok(ukeys, (size_t)b->count * sizeof(*ukeys)))
 		return -EFAULT;
-	/* an O_NONBLOCK file never sleeps: -EAGAIN (libwq.md) */
+	/* an O_NONBLOCK file never sleeps: -EAGAIN (uapi: struct wq_get) */
 	if ((b->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
 		flags |= KWQ_GET_NONBLOCK;
 	if (b->flags & WQ_GET_DETACH)

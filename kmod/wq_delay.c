@@ -95,7 +95,7 @@ static void kwq_delay_arm_locked(struct kwq *q)
 /**
  * kwq_delay_room_locked() - does an AddAfter of @new's key need heap room?
  * @q: the queue (q->lock held)
- * @new: a record from kwq_record_prepare()
+ * @new: a record from kwq_record_prepare_hashed()
  *
  * A key already waiting keeps its slot; a queue shutting down takes no
  * keys, so it needs none either.

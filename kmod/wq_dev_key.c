@@ -14,6 +14,7 @@
 #include <linux/uaccess.h>
 
 #include "wq_dev.h"
+#include "wq_add.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
 #include "wq_uaccess.h"
@@ -44,7 +45,7 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	if (a->flags & WQ_ADD_WAIT) {
 		if (wq_deadline(a->deadline_ns, &deadline))
 			return -EINVAL;
-		/* an O_NONBLOCK file never sleeps: -EAGAIN (libwq.md) */
+		/* an O_NONBLOCK file never sleeps: -EAGAIN (uapi: struct wq_get) */
 		if (!(h->file->f_flags & O_NONBLOCK))
 			flags |= KWQ_ADD_WAIT;
 	} else if (a->deadline_ns) {
@@ -102,7 +103,7 @@ long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->reserved ||
 	    g->key_len || wq_deadline(g->deadline_ns, &deadline))
 		return -EINVAL;
-	/* an O_NONBLOCK file never sleeps: -EAGAIN (libwq.md) */
+	/* an O_NONBLOCK file never sleeps: -EAGAIN (uapi: struct wq_get) */
 	if ((g->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
 		flags |= KWQ_GET_NONBLOCK;
 	if (g->flags & WQ_GET_DETACH)

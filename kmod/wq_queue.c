@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The queue: client-go's workqueue Interface (queue.go). The queue's life
- * cycle, the record states' transitions, Add and Done (Get: wq_get.c;
+ * cycle, the record states' transitions (Add's step: a key made pending;
+ * the entry points of Add are in wq_add.c), and Done (Get: wq_get.c;
  * waits and readiness: wq_wait.c; ShutDown and drain: wq_shutdown.c; the
  * keys of a handle that goes away: wq_holder.c). See wq_queue.h for the
  * record states and the locking rules; this file relies on all of them.
@@ -255,140 +256,6 @@ void kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now)
 void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
 {
 	kwq_mark_pending_at_locked(q, item, 0);
-}
-
-/* The result of one key's add in kwq_queue_add_many(). */
-static void kwq_add_one_locked(struct kwq *q, struct kwq_item *item,
-			       u64 now, int *res, unsigned int *ok)
-{
-	if (IS_ERR(item)) {
-		*res = PTR_ERR(item);
-		if (*res == -EAGAIN)
-			q->metrics.refused++;
-		return;
-	}
-	kwq_mark_pending_at_locked(q, item, now);
-	*res = 0;
-	(*ok)++;
-}
-
-/*
- * Add @keys in order, each looked up in this hold of q->lock, while each
- * is known already or a spare record can be its record. Returns how many
- * were handled: the next one is new and needs an allocation.
- */
-static unsigned int kwq_add_spared_locked(struct kwq *q,
-					  const struct kwq_keyref *keys,
-					  int *res, unsigned int n,
-					  bool unlimited, unsigned int *ok)
-{
-	u64 now = kwq_metrics_now();	/* one clock read for the chunk */
-	struct kwq_item *item, *new;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		new = NULL;
-		item = kwq_record_find_locked(q, keys[i].hash, keys[i].data,
-					      keys[i].len);
-		if (!item && !q->shutting_down) {
-			new = kwq_record_spare_locked(q, keys[i].len);
-			if (!new)
-				break;
-			memcpy(kwq_key_data(&new->key), keys[i].data, keys[i].len);
-			new->key.hash = keys[i].hash;
-		}
-		item = kwq_accept_found_locked(q, item, &new, unlimited);
-		if (new)		/* refused: still spare */
-			kwq_record_put_locked(q, new);
-		kwq_add_one_locked(q, item, now, &res[i], ok);
-	}
-	return i;
-}
-
-/*
- * Add @keys in order with a record allocated for each, outside q->lock,
- * then one hold of it: the keys of a batch from the first that found no
- * spare record on.
- */
-static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
-			      int *res, struct kwq_item **items, unsigned int n,
-			      bool unlimited, gfp_t gfp, unsigned int *ok)
-{
-	unsigned int i, queued;
-	unsigned long flags;
-	u64 now;
-
-	for (i = 0; i < n; i++) {
-		items[i] = kwq_record_alloc(keys[i].len, gfp);
-		if (!items[i]) {
-			res[i] = -ENOMEM;
-			continue;
-		}
-		memcpy(kwq_key_data(&items[i]->key), keys[i].data,
-		       keys[i].len);
-		items[i]->key.hash = keys[i].hash;
-	}
-	kwq_record_grow(q, gfp);
-
-	spin_lock_irqsave(&q->lock, flags);
-	queued = q->nr_queued;
-	now = kwq_metrics_now();
-	for (i = 0; i < n; i++)
-		if (items[i])
-			kwq_add_one_locked(q, kwq_accept_locked(q, &items[i],
-								unlimited),
-					   now, &res[i], ok);
-	queued = q->nr_queued - queued;
-	spin_unlock_irqrestore(&q->lock, flags);
-	kwq_wake_getters(q, queued);
-
-	for (i = 0; i < n; i++)
-		if (items[i])
-			kwq_record_free(items[i]);
-}
-
-/**
- * kwq_queue_add_many() - Add of each of @n keys, in order
- * @q: the queue
- * @keys: the keys, with their hashes
- * @res: out: each key's result (0, -ESHUTDOWN, -EAGAIN, -EDQUOT, -ENOMEM),
- *	@n entries
- * @items: scratch space of KWQ_BATCH record pointers (off the stack)
- * @n: 1..KWQ_BATCH
- * @unlimited: the adder has CAP_SYS_RESOURCE (kwq_record_hold_locked())
- * @gfp: how the caller may allocate (records, the key table's growth)
- *
- * Each key as kwq_add_item() without a delay: queued at the tail,
- * coalesced, or marked dirty; a key twice in @keys is coalesced like any
- * other. One hold of q->lock while every key is known to the queue already
- * or finds a spare record (wq_record.h); from the first that does not,
- * the rest get a record each, allocated with the lock dropped, and one
- * more hold. Consumers are woken for the keys queued, after each hold.
- *
- * Context: any context @gfp allows; not under q->lock.
- * Return: how many keys were added.
- */
-unsigned int kwq_queue_add_many(struct kwq *q, const struct kwq_keyref *keys,
-				int *res, struct kwq_item **items,
-				unsigned int n, bool unlimited, gfp_t gfp)
-{
-	unsigned int i, ok = 0, queued;
-	unsigned long flags;
-
-	if (WARN_ON_ONCE(n > KWQ_BATCH))
-		n = KWQ_BATCH;
-	spin_lock_irqsave(&q->lock, flags);
-	queued = q->nr_queued;
-	i = kwq_add_spared_locked(q, keys, res, n, unlimited, &ok);
-	queued = q->nr_queued - queued;
-	spin_unlock_irqrestore(&q->lock, flags);
-	kwq_wake_getters(q, queued);
-	if (i < n)
-		kwq_add_allocated(q, keys + i, res + i, items, n - i,
-				  unlimited, gfp, &ok);
-	else
-		kwq_record_grow(q, gfp);
-	return ok;
 }
 
 /*

@@ -22,20 +22,13 @@
  * for its failures is "idle" and sits on q->idle (least recently held
  * first), which is capped at max_tracked by evicting the oldest.
  *
- * The layers, each in its own file, each built on the one below (as
- * client-go builds AddRateLimited as AddAfter(item, When(item))):
- *   wq_record.c     records: alloc/free, hold/unhold, the idle LRU
- *   wq_queue.c      the queue's life, state transitions, Add, Done
- *   wq_get.c        Get of n keys, undoing it, Len
- *   wq_wait.c       the wait loop, wake-ups, readiness, waiting for room
- *   wq_shutdown.c   ShutDown, ShutDownWithDrain, the discarding shutdown
- *   wq_holder.c     the keys a handle holds, put back when it goes
- *   wq_delay.c      AddAfter: the waiting heap and its hrtimer
- *   wq_ratelimit.c  AddRateLimited, Forget, NumRequeues; kwq_add_item()
- *   wq_stats.c      the counters behind WQ_IOC_STAT
- *   wq_metrics.c/.h client-go's metrics (WQ_IOC_METRICS, kwq_metrics()),
- *                   observed under q->lock in O(1), and the debugfs listing
- *   wq_trace.c/.h   the tracepoints (system kwq), fired under q->lock
+ * The layers, each in its own file and each built on the one below, as
+ * client-go builds AddRateLimited as AddAfter(item, When(item)): records
+ * (wq_record.c), the queue (this header: wq_queue.c, wq_get.c,
+ * wq_wait.c, wq_shutdown.c, wq_holder.c), delays (wq_delay.c), rate
+ * limiting (wq_ratelimit.c), and Add on top (wq_add.c), the one entry of
+ * every add; metrics and tracepoints observe them all. doc/layout.md maps
+ * every file.
  *
  * Locking (every layer):
  * - q->lock (spinlock_t) protects every field of the queue marked "[L]" and
@@ -385,9 +378,6 @@ struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
 					 struct kwq_item **new, bool unlimited);
 void kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now);
 void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
-unsigned int kwq_queue_add_many(struct kwq *q, const struct kwq_keyref *keys,
-				int *res, struct kwq_item **items,
-				unsigned int n, bool unlimited, gfp_t gfp);
 
 int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 		  u32 cap, u32 *len, u64 *gen, ktime_t deadline,

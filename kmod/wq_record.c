@@ -163,9 +163,9 @@ u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
  * Bucket arrays are freed only with q->lock dropped (kvfree() may sleep):
  * here, by q->grow_work, and with the queue (kwq_keytab_destroy()).
  *
- * Called before a new record is inserted (kwq_record_prepare()), or after
- * an insert made in the same hold of q->lock as the look-up (a spare
- * record's): the table may be a key denser than asked for meanwhile.
+ * Called before a new record is inserted (kwq_record_prepare_hashed()),
+ * or after an insert made in the same hold of q->lock as the look-up (a
+ * spare record's): the table may be a key denser than asked for meanwhile.
  *
  * Context: any context @gfp allows; not under q->lock.
  */
@@ -240,31 +240,16 @@ static void kwq_record_retired_locked(struct kwq *q)
 }
 
 /**
- * kwq_record_prepare() - get a new record ready to be looked up and held
+ * kwq_record_prepare_hashed() - get a new record ready to be looked up and
+ * held
  * @q: the queue
  * @new: a record from kwq_record_alloc() with its key filled in
+ * @hash: kwq_record_hash() of that key, computed by the caller (a key is
+ *	never hashed twice)
  * @gfp: how the caller may allocate
  *
- * Hashes the key once for every lookup that follows, and grows the key
- * table first if it is due, while no lock is held.
- *
- * Context: any context @gfp allows; not under q->lock.
- */
-void kwq_record_prepare(struct kwq *q, struct kwq_item *new, gfp_t gfp)
-{
-	kwq_record_prepare_hashed(q, new,
-				  kwq_record_hash(q, kwq_key_data(&new->key),
-						  new->key.len),
-				  gfp);
-}
-
-/**
- * kwq_record_prepare_hashed() - kwq_record_prepare() of a key whose hash
- * the caller has already computed (a key is never hashed twice)
- * @q: the queue
- * @new: a record from kwq_record_alloc() with its key filled in
- * @hash: kwq_record_hash() of that key
- * @gfp: how the caller may allocate
+ * Stores the hash for every lookup that follows, and grows the key table
+ * first if it is due, while no lock is held.
  *
  * Context: any context @gfp allows; not under q->lock.
  */
@@ -297,8 +282,9 @@ struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
 /**
  * kwq_record_hold_locked() - the held record of a key
  * @q: the queue (q->lock held)
- * @new: in: a record from kwq_record_prepare(); set to NULL if it became
- *	the key's record, else left for the caller to free after unlocking
+ * @new: in: a record from kwq_record_prepare_hashed(); set to NULL if it
+ *	became the key's record, else left for the caller to free after
+ *	unlocking
  * @unlimited: the adder has CAP_SYS_RESOURCE: charge a new record even
  *	beyond the owner's budget
  *

@@ -48,7 +48,6 @@ struct kwq_item *kwq_record_alloc(u32 len, gfp_t gfp);
 void kwq_record_free(struct kwq_item *item);
 void kwq_record_free_all(struct kwq *q);
 
-void kwq_record_prepare(struct kwq *q, struct kwq_item *new, gfp_t gfp);
 void kwq_record_prepare_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 			       gfp_t gfp);
 void kwq_record_grow_work(struct work_struct *work);
