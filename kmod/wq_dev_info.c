@@ -12,6 +12,7 @@
 #include "wq_metrics.h"
 #include "wq_quota.h"
 #include "wq_registry.h"
+#include "wq_stats.h"
 
 /**
  * wq_ioc_module_info() - WQ_IOC_MODULE_INFO: limits and the caller's usage
@@ -105,7 +106,7 @@ long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
 long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
 		 void __user *uarg)
 {
-	wq_registry_info(q, arg);
+	wq_queue_info_fill(q, arg);
 	return 0;
 }
 

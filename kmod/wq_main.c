@@ -2,39 +2,8 @@
 /*
  * wq: Kubernetes client-go's util/workqueue as a kernel module.
  *
- * The files, each one concept, each layer built on the one below it:
- *   wq_main.c        init/exit and every module parameter (this file)
- *   wq_queue.c/.h    the queue (client-go queue.go): its life, Add, Done;
- *                    wq_queue.h states the record states, the lock order
- *                    and the locking rules
- *   wq_get.c         Get of n keys, undoing it, Len
- *   wq_wait.c        the wait loop, wake-ups, readiness, waiting for room
- *   wq_shutdown.c    ShutDown, ShutDownWithDrain, the discarding shutdown
- *   wq_holder.c      the keys a handle holds, put back when it closes
- *   wq_record.c/.h   key records: alloc/free, hold/unhold, the idle LRU
- *   wq_delay.c/.h    AddAfter (delaying_queue.go): waiting heap, hrtimer
- *   wq_ratelimit.c/.h  AddRateLimited, Forget, NumRequeues
- *                    (rate_limiting_queue.go); kwq_add_item()
- *   wq_limiter.c/.h  the rate limiters (default_rate_limiters.go)
- *   wq_stats.c/.h    the counters behind WQ_IOC_STAT
- *   wq_metrics.c/.h  client-go's metrics (WQ_IOC_METRICS, kwq_metrics()),
- *                    the debugfs listing /sys/kernel/debug/wq/queues
- *   wq_trace.c/.h    the tracepoints, system kwq
- *   wq_quota.c/.h    per-user budgets of queues and key bytes
- *   wq_keytab.c/.h   the key table (hsiphash, incremental growth)
- *   wq_heap.c/.h     the min-heap of ready times
- *   wq_registry.c/.h named queues per IPC namespace: create, open, destroy,
- *                    list, reaping
- *   wq_name.c        the queue-name rule
- *   wq_dev.c/.h      /dev/wq and its ioctls; wq_dev_key.c the single-key
- *                    ones, wq_dev_info.c the reporting ones, wq_batch.c
- *                    the batches
- *   wq_scratch.c/.h  the batch calls' scratch space, a bounded pool
- *   wq_api.c         the kernel API <wq/kwq.h>: every exported symbol
- *   include/wq/kwq.h the kernel API's header; include/wq/compat.h kernel
- *                    version differences
- *   tests/           KUnit suites and the kernel API test module
- *   samples/         an out-of-tree user of the kernel API
+ * This file: init/exit and every module parameter. Where everything else
+ * is, and what the kwq_ and wq_ prefixes mean: doc/layout.md.
  */
 #include <linux/init.h>
 #include <linux/module.h>
@@ -120,14 +89,14 @@ static int __init wq_init(void)
 	ret = kwq_record_cache_init();
 	if (ret)
 		return ret;
-	wq_debugfs_init();
+	wq_registry_debugfs_init();
 	ret = wq_dev_init();
 	if (ret)
 		goto err_debugfs;
 	return 0;
 
 err_debugfs:
-	wq_debugfs_exit();
+	wq_registry_debugfs_exit();
 	kwq_record_cache_exit();
 	return ret;
 }
@@ -135,7 +104,7 @@ err_debugfs:
 static void __exit wq_exit(void)
 {
 	wq_dev_exit();
-	wq_debugfs_exit();
+	wq_registry_debugfs_exit();
 	wq_registry_exit();
 	wq_scratch_exit();
 	kwq_record_cache_exit();

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Metrics: the histograms, the snapshot behind WQ_IOC_METRICS and
- * kwq_metrics(), and the administrators' listing in debugfs. See
- * wq_metrics.h for what each value means and what an observation costs.
+ * Metrics: the histograms and the snapshot behind WQ_IOC_METRICS and
+ * kwq_metrics(). See wq_metrics.h for what each value means and what an
+ * observation costs.
  */
-#include <linux/debugfs.h>
-#include <linux/seq_file.h>
-
 #include "wq_metrics.h"
-#include "wq_registry.h"
+#include "wq_stats.h"
 
 /*
  * Upper bounds of the finite buckets, in ns: 1, 2.5 and 5 per decade from
@@ -88,65 +85,33 @@ static void kwq_hist_fill(const struct kwq_hist *h, struct wq_hist_info *out)
  * @m: filled in, every field and byte (it is 1168 bytes: not for the
  *	stack)
  *
- * One hold of q->lock: the gauges are exact at that moment and agree with
+ * One hold of q->lock: the numbers (kwq_counts_locked(), as WQ_IOC_STAT
+ * gets them) and the histograms at that moment, so the gauges agree with
  * the counters. About 100 loads and stores with interrupts off.
  *
  * Context: any context.
  */
 void kwq_metrics_fill(struct kwq *q, struct wq_metrics_info *m)
 {
-	struct kwq_metrics *km = &q->metrics;
-	struct kwq_item *oldest;
+	struct kwq_counts c;
 	unsigned long flags;
-	u64 now;
 
 	memset(m, 0, sizeof(*m));
 	spin_lock_irqsave(&q->lock, flags);
-	now = kwq_metrics_now();
-	m->depth = (u64)q->nr_queued + q->nr_dirty;
-	m->adds_total = q->adds;
-	m->retries_total = q->retries;
-	m->unfinished_work_ns = (u64)q->nr_processing * now - q->start_sum;
-	oldest = list_first_entry_or_null(&q->running, struct kwq_item, run);
-	m->longest_running_ns = oldest ? now - oldest->start_ns : 0;
-	kwq_hist_fill(&km->queue_duration, &m->queue_duration);
-	kwq_hist_fill(&km->work_duration, &m->work_duration);
-	m->queued = q->nr_queued;
-	m->processing = q->nr_processing;
-	m->waiting = kwq_heap_len(&q->waiting);
-	m->tracked = q->nr_tracked;
-	m->refused_total = km->refused;
-	m->requeued_on_close_total = km->requeued_on_close;
-	m->discarded_total = km->discarded;
+	kwq_counts_locked(q, &c, true);
+	kwq_hist_fill(&q->metrics.queue_duration, &m->queue_duration);
+	kwq_hist_fill(&q->metrics.work_duration, &m->work_duration);
 	spin_unlock_irqrestore(&q->lock, flags);
-}
-
-static struct dentry *wq_debugfs_dir;
-
-static int wq_debugfs_queues_show(struct seq_file *m, void *unused)
-{
-	wq_registry_show(m);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(wq_debugfs_queues);
-
-/**
- * wq_debugfs_init() - /sys/kernel/debug/wq/queues: every named queue of
- * every IPC namespace, one a line (wq_registry_show()), for root only
- *
- * Debugfs failing is not an error: the module works without it.
- */
-void wq_debugfs_init(void)
-{
-	wq_debugfs_dir = debugfs_create_dir("wq", NULL);
-	debugfs_create_file("queues", 0400, wq_debugfs_dir, NULL,
-			    &wq_debugfs_queues_fops);
-}
-
-/**
- * wq_debugfs_exit() - remove the debugfs files (before the registry goes)
- */
-void wq_debugfs_exit(void)
-{
-	debugfs_remove_recursive(wq_debugfs_dir);
+	m->depth = (u64)c.queued + c.dirty;
+	m->adds_total = c.adds;
+	m->retries_total = c.retries;
+	m->unfinished_work_ns = c.unfinished_work_ns;
+	m->longest_running_ns = c.longest_running_ns;
+	m->queued = c.queued;
+	m->processing = c.processing;
+	m->waiting = c.waiting;
+	m->tracked = c.tracked;
+	m->refused_total = c.refused;
+	m->requeued_on_close_total = c.requeued_on_close;
+	m->discarded_total = c.discarded;
 }

@@ -28,6 +28,7 @@
 #define _WQ_METRICS_H
 
 #include <linux/jump_label.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/timekeeping.h>
 
@@ -96,8 +97,5 @@ static inline void kwq_metrics_end_locked(struct kwq *q,
 
 void kwq_metrics_init(struct kwq *q);
 void kwq_metrics_fill(struct kwq *q, struct wq_metrics_info *m);
-
-void wq_debugfs_init(void);
-void wq_debugfs_exit(void);
 
 #endif /* _WQ_METRICS_H */

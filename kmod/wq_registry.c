@@ -31,6 +31,7 @@
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/ipc_namespace.h>
@@ -434,7 +435,7 @@ int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
 			continue;
 		(*total)++;
 		if (n < cap)
-			wq_registry_info(q, &infos[n++]);
+			wq_queue_info_fill(q, &infos[n++]);
 	}
 out:
 	mutex_unlock(&wq_registry_lock);
@@ -442,18 +443,20 @@ out:
 }
 
 /**
- * wq_registry_show() - the debugfs listing: every named queue of every IPC
- * namespace, one a line, as `wqctl list` shows them (plus the namespace's
- * inode number, as in /proc/PID/ns/ipc, and the owner)
+ * wq_debugfs_queues_show() - /sys/kernel/debug/wq/queues: every named queue
+ * of every IPC namespace, one a line, as `wqctl list` shows them (plus the
+ * namespace's inode number, as in /proc/PID/ns/ipc, and the owner)
  * @m: the seq_file
+ * @unused: the seq_file's private data, none
  *
  * Under wq_registry_lock (each queue's numbers in one hold of its lock,
  * below it in the lock order), so the list is one consistent set of
  * queues; at most max_queues lines (plus the kernel API's).
  *
  * Context: process context; sleeps.
+ * Return: 0, or -ENOMEM.
  */
-void wq_registry_show(struct seq_file *m)
+static int wq_debugfs_queues_show(struct seq_file *m, void *unused)
 {
 	struct wq_queue_info *info;
 	struct wq_ipc *ipc;
@@ -462,7 +465,7 @@ void wq_registry_show(struct seq_file *m)
 
 	info = kmalloc(sizeof(*info), GFP_KERNEL);
 	if (!info)
-		return;
+		return -ENOMEM;
 	seq_puts(m, "NAME IPCNS QUEUED PROCESSING WAITING SHUTDOWN UID GID MODE ID\n");
 	mutex_lock(&wq_registry_lock);
 	hash_for_each(wq_ipcs, bkt, ipc, node) {
@@ -481,6 +484,32 @@ void wq_registry_show(struct seq_file *m)
 	}
 	mutex_unlock(&wq_registry_lock);
 	kfree(info);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(wq_debugfs_queues);
+
+static struct dentry *wq_debugfs_dir;
+
+/**
+ * wq_registry_debugfs_init() - /sys/kernel/debug/wq/queues (root only)
+ *
+ * Debugfs failing is not an error: the module works without it.
+ */
+void wq_registry_debugfs_init(void)
+{
+	wq_debugfs_dir = debugfs_create_dir("wq", NULL);
+	debugfs_create_file("queues", 0400, wq_debugfs_dir, NULL,
+			    &wq_debugfs_queues_fops);
+}
+
+/**
+ * wq_registry_debugfs_exit() - remove the debugfs files (before the
+ * registry goes)
+ */
+void wq_registry_debugfs_exit(void)
+{
+	debugfs_remove_recursive(wq_debugfs_dir);
 }
 
 /*

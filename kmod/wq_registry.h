@@ -33,8 +33,8 @@ int wq_registry_unlink(struct ipc_namespace *ns, const char *name,
 		       bool check_owner);
 int wq_registry_unlink_queue(struct kwq *q);
 int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total);
-void wq_registry_info(struct kwq *q, struct wq_queue_info *info);
-void wq_registry_show(struct seq_file *m);
+void wq_registry_debugfs_init(void);
+void wq_registry_debugfs_exit(void);
 void wq_registry_exit(void);
 
 int wq_check_name(const char name[WQ_NAME_MAX]);
