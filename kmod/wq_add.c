@@ -27,7 +27,7 @@ static void kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
 {
 	if (flags & KWQ_ADD_AFTER) {
 		q->retries++;
-		trace_kwq_add_after(q, item, 0);
+		trace_kwq_add_after(q, item, 0, 0);
 	}
 	kwq_mark_pending_locked(q, item);
 }
@@ -78,7 +78,7 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 	} else if (limited) {
 		*delay_ns = kwq_ratelimit_locked(q, item, now);
 	} else if (*delay_ns) {
-		trace_kwq_add_after(q, item, *delay_ns);
+		trace_kwq_add_after(q, item, *delay_ns, 0);
 		kwq_delay_after_locked(q, item, kwq_time_after(now, *delay_ns));
 	} else {
 		kwq_add_now_locked(q, item, flags);

@@ -44,7 +44,7 @@ static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off,
 	/* per queue, so a record freed and made again never repeats one */
 	t->gens[i] = ++q->gen_seq;
 	item->gen = t->gens[i];
-	trace_kwq_get(q, item, now - item->dirty_ns);
+	trace_kwq_get(q, item, now - item->dirty_ns, 0);
 	kwq_metrics_start_locked(q, item, now);
 	t->taken++;
 	return 0;

@@ -52,7 +52,8 @@ static inline void kwq_trace_key(char *dst, const struct kwq_item *item)
 
 	for (i = 0; i < n; i++)
 		dst[i] = (k[i] >= 0x20 && k[i] < 0x7f) ? k[i] : '.';
-	dst[n] = '\0';
+	/* the whole field: no stale ring-buffer bytes in raw records */
+	memset(dst + n, 0, KWQ_TRACE_KEY + 1 - n);
 }
 
 #endif /* _WQ_TRACE_HELPERS */
@@ -89,57 +90,64 @@ TRACE_EVENT(kwq_add,
 				       { KWQ_TRACE_DIRTY, "dirty" }))
 );
 
-TRACE_EVENT(kwq_get,
-	    TP_PROTO(const struct kwq *q, const struct kwq_item *item,
-		     u64 queued_ns),
-	    TP_ARGS(q, item, queued_ns),
-	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
-			     __array(char, key, KWQ_TRACE_KEY + 1)
-			     __field(u32, len)
-			     __field(u64, queued_ns)),
-	    TP_fast_assign(kwq_trace_name(__entry->name, q);
-			   kwq_trace_key(__entry->key, item);
-			   __entry->len = item->key.len;
-			   __entry->queued_ns = queued_ns;),
-	    TP_printk("queue=%s key=%s len=%u queued_ns=%llu", __entry->name,
-		      __entry->key, __entry->len,
-		      (unsigned long long)__entry->queued_ns)
+/*
+ * The events of one key and a duration (and a number): one class, each
+ * with its own text. kwq_get: @ns the time the key was pending;
+ * kwq_add_after: @ns the delay; kwq_done: @ns the time it was processed,
+ * @n 1 if it is queued again (dirty); kwq_rate_limited: @ns the limiter's
+ * delay, @n the key's failures.
+ */
+DECLARE_EVENT_CLASS(kwq_key_ns,
+		    TP_PROTO(const struct kwq *q, const struct kwq_item *item,
+			     u64 ns, u32 n),
+		    TP_ARGS(q, item, ns, n),
+		    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
+				     __array(char, key, KWQ_TRACE_KEY + 1)
+				     __field(u32, len)
+				     __field(u32, n)
+				     __field(u64, ns)),
+		    TP_fast_assign(kwq_trace_name(__entry->name, q);
+				   kwq_trace_key(__entry->key, item);
+				   __entry->len = item->key.len;
+				   __entry->n = n;
+				   __entry->ns = ns;),
+		    /* kwq_done's text; the others print their own */
+		    TP_printk("queue=%s key=%s len=%u work_ns=%llu requeued=%u",
+			      __entry->name, __entry->key, __entry->len,
+			      (unsigned long long)__entry->ns, __entry->n)
 );
 
-TRACE_EVENT(kwq_done,
-	    TP_PROTO(const struct kwq *q, const struct kwq_item *item, u64 work_ns,
-		     bool requeued),
-	    TP_ARGS(q, item, work_ns, requeued),
-	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
-			     __array(char, key, KWQ_TRACE_KEY + 1)
-			     __field(u32, len)
-			     __field(u64, work_ns)
-			     __field(bool, requeued)),
-	    TP_fast_assign(kwq_trace_name(__entry->name, q);
-			   kwq_trace_key(__entry->key, item);
-			   __entry->len = item->key.len;
-			   __entry->work_ns = work_ns;
-			   __entry->requeued = requeued;),
-	    TP_printk("queue=%s key=%s len=%u work_ns=%llu requeued=%d",
-		      __entry->name, __entry->key, __entry->len,
-		      (unsigned long long)__entry->work_ns, __entry->requeued)
+DEFINE_EVENT_PRINT(kwq_key_ns, kwq_get,
+		   TP_PROTO(const struct kwq *q, const struct kwq_item *item,
+			    u64 ns, u32 n),
+		   TP_ARGS(q, item, ns, n),
+		   TP_printk("queue=%s key=%s len=%u queued_ns=%llu",
+			     __entry->name, __entry->key, __entry->len,
+			     (unsigned long long)__entry->ns)
 );
 
-TRACE_EVENT(kwq_add_after,
-	    TP_PROTO(const struct kwq *q, const struct kwq_item *item,
-		     u64 delay_ns),
-	    TP_ARGS(q, item, delay_ns),
-	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
-			     __array(char, key, KWQ_TRACE_KEY + 1)
-			     __field(u32, len)
-			     __field(u64, delay_ns)),
-	    TP_fast_assign(kwq_trace_name(__entry->name, q);
-			   kwq_trace_key(__entry->key, item);
-			   __entry->len = item->key.len;
-			   __entry->delay_ns = delay_ns;),
-	    TP_printk("queue=%s key=%s len=%u delay_ns=%llu", __entry->name,
-		      __entry->key, __entry->len,
-		      (unsigned long long)__entry->delay_ns)
+DEFINE_EVENT(kwq_key_ns, kwq_done,
+	     TP_PROTO(const struct kwq *q, const struct kwq_item *item,
+		      u64 ns, u32 n),
+	     TP_ARGS(q, item, ns, n)
+);
+
+DEFINE_EVENT_PRINT(kwq_key_ns, kwq_add_after,
+		   TP_PROTO(const struct kwq *q, const struct kwq_item *item,
+			    u64 ns, u32 n),
+		   TP_ARGS(q, item, ns, n),
+		   TP_printk("queue=%s key=%s len=%u delay_ns=%llu",
+			     __entry->name, __entry->key, __entry->len,
+			     (unsigned long long)__entry->ns)
+);
+
+DEFINE_EVENT_PRINT(kwq_key_ns, kwq_rate_limited,
+		   TP_PROTO(const struct kwq *q, const struct kwq_item *item,
+			    u64 ns, u32 n),
+		   TP_ARGS(q, item, ns, n),
+		   TP_printk("queue=%s key=%s len=%u delay_ns=%llu failures=%u",
+			     __entry->name, __entry->key, __entry->len,
+			     (unsigned long long)__entry->ns, __entry->n)
 );
 
 TRACE_EVENT(kwq_timer_fire,
@@ -153,25 +161,6 @@ TRACE_EVENT(kwq_timer_fire,
 			   __entry->left = left;),
 	    TP_printk("queue=%s moved=%u waiting=%u", __entry->name,
 		      __entry->moved, __entry->left)
-);
-
-TRACE_EVENT(kwq_rate_limited,
-	    TP_PROTO(const struct kwq *q, const struct kwq_item *item, u64 delay_ns,
-		     u32 failures),
-	    TP_ARGS(q, item, delay_ns, failures),
-	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
-			     __array(char, key, KWQ_TRACE_KEY + 1)
-			     __field(u32, len)
-			     __field(u32, failures)
-			     __field(u64, delay_ns)),
-	    TP_fast_assign(kwq_trace_name(__entry->name, q);
-			   kwq_trace_key(__entry->key, item);
-			   __entry->len = item->key.len;
-			   __entry->failures = failures;
-			   __entry->delay_ns = delay_ns;),
-	    TP_printk("queue=%s key=%s len=%u delay_ns=%llu failures=%u",
-		      __entry->name, __entry->key, __entry->len,
-		      (unsigned long long)__entry->delay_ns, __entry->failures)
 );
 
 TRACE_EVENT(kwq_shutdown,
