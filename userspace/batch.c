@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libwq: batches, the throughput path (spec/libwq.md, "Batches"): many keys
- * in one system call (WQ_IOC_ADD_BATCH, GET_BATCH, DONE_BATCH).
+ * libwq: batches, the throughput path (wq_add_batch(3)): many keys in one
+ * system call (WQ_IOC_ADD_BATCH, GET_BATCH, DONE_BATCH).
  *
  * The caller's struct iovec array is the ABI's struct wq_iov array on LP64
  * (checked at compile time below) and goes to the kernel as it is; where

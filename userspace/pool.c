@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libwq: the worker pool (spec/libwq.md, "Worker pool"): N threads on one
+ * libwq: the worker pool (wq_pool_start(3)): N threads on one
  * queue handle, each running client-go's controller loop
  * (processNextWorkItem) around a handler:
  *

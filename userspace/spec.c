@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libwq: Go-style durations and rate-limiter specs (spec/libwq.md,
+ * libwq: Go-style durations and rate-limiter specs (libwq(3),
  * "Rate-limiter specs"), parsed into the ABI's struct wq_limiter. The kernel
  * validates the result again; this is where users get their -EINVAL.
  *

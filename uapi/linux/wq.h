@@ -71,7 +71,7 @@
 /* deadline_ns value that never expires */
 #define WQ_DEADLINE_NONE	(~(__u64)0)
 
-/* Rate limiter kinds (struct wq_limiter_term.kind); see libwq.md. */
+/* Rate limiter kinds (struct wq_limiter_term.kind), client-go's four. */
 enum {
 	WQ_LIMITER_EXPONENTIAL	= 1,	/* .exponential */
 	WQ_LIMITER_BUCKET	= 2,	/* .bucket */

@@ -6,7 +6,7 @@
  *	wqctl add jobs ns/pod-1 ns/pod-2 ns/pod-1
  *	key=$(wqctl get jobs --timeout 5s) && work "$key"; wqctl done jobs "$key"
  *
- * Everything goes through libwq (wq.h, spec/libwq.md). This file is the
+ * Everything goes through libwq (wq.h, libwq(3)). This file is the
  * command table, the help, and main: parse, open the queue, run.
  */
 #include <errno.h>

@@ -2,7 +2,8 @@
 /*
  * libwq: client-go's util/workqueue, served by the wq kernel module.
  *
- * The contract is spec/libwq.md. Every function returns >= 0 on success and
+ * The contract is this header and its man pages (libwq(3) and one a call,
+ * e.g. wq_get(3)). Every function returns >= 0 on success and
  * -errno on failure; errno is not the channel. A queue handle is a file
  * descriptor of /dev/wq bound to one named queue; every call is thread-safe.
  *
@@ -257,7 +258,7 @@ struct wq_stats {
 				   module too old to say */
 };
 
-/* ---- Metrics (spec/libwq.md "Metrics") ------------------------------- */
+/* ---- Metrics (wq_metrics(3)) ----------------------------------------- */
 
 #define WQ_HIST_MAX 32
 struct wq_histogram {
