@@ -4,13 +4,13 @@
 #
 #   make demo          build, boot a Debian kernel under QEMU, show the queue
 #   make check         install what is missing, static gates, every test
-#   make bench         the performance figures of issue 14 (README "Performance")
+#   make bench         the performance figures (doc/performance.md)
 #   make soak          ten minutes of the soak test on the debug kernel (SOAK_SECONDS)
 #   make               module (for KDIR), libwq, wqctl, tests
 #   make KDIR=/lib/modules/$(uname -r)/build module    build for your kernel
 #
 # The module is never loaded into the machine that builds it: tests run in
-# a QEMU guest (selftests/vm-run).
+# a QEMU guest (selftests/vm/vm-run).
 
 # Headers of the newest Debian 6.1 kernel installed, unless KDIR is given.
 KDIR ?= $(shell ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n1)
@@ -56,30 +56,30 @@ selftests: userspace $(TOOLS)/.stamp $(HOST_TESTS)
 
 # Everything the four lanes need (check-quick needs only the base).
 deps:
-	selftests/install-deps base 6.12 6.12-rt debug
+	selftests/vm/install-deps base 6.12 6.12-rt debug
 
 deps-quick:
-	selftests/install-deps base
+	selftests/vm/install-deps base
 
 # Static gates: sparse, W=1, checkpatch --strict, kernel-doc, cppcheck.
 static: $(TOOLS)/.stamp
-	selftests/check --static-only
+	selftests/vm/check --static-only
 
 check: deps
-	selftests/check
+	selftests/vm/check
 
 check-quick: deps-quick
-	selftests/check --lanes 6.1
+	selftests/vm/check --lanes 6.1
 
 demo: deps-quick
 	$(MAKE) userspace
-	selftests/vm-run --add userspace/examples/demo:/bin/demo \
+	selftests/vm/vm-run --add userspace/examples/demo:/bin/demo \
 		--add userspace/wqctl:/bin/wqctl \
 		--add userspace/examples/kernel-demo.sh:/bin/kernel-demo \
 		-- sh -c 'demo && kernel-demo'
 
 # Benchmarks (not tests: nothing here is asserted by make check).
-# bench: the nine figures of issue 14 with their goals, one 6.1 guest boot
+# bench: the performance figures with their goals, one 6.1 guest boot
 # (bench/run); writes build/bench/results.json, keeps the previous one as
 # results.prev.json. bench-compare: the last run against the one before.
 bench: deps-quick
@@ -92,33 +92,33 @@ bench-compare:
 # 1,000 / 1,000,000 expiring keys and a close of 100,000 held keys, on the
 # debug kernel's irqsoff tracer.
 bench-irqsoff: deps all
-	WQ_DEBUG_KDIR=$$(selftests/build-debug-kernel | grep '^/' | tail -n1) && \
+	WQ_DEBUG_KDIR=$$(selftests/vm/build-debug-kernel | grep '^/' | tail -n1) && \
 	export WQ_DEBUG_KDIR && \
-	selftests/vm-run --kernel debug --mem 3072 --timeout 1800 \
+	selftests/vm/vm-run --kernel debug --mem 3072 --timeout 1800 \
 		--add build/selftests:/t -- /t/irqsoff-bench
 
-# fuzz: the ioctl fuzzer (selftests/wq_fuzz.c) in a 6.1 guest, FUZZ_CALLS
+# fuzz: the ioctl fuzzer (selftests/fuzz/) in a 6.1 guest, FUZZ_CALLS
 # calls (default 200,000), then the kernel log, rmmod and kmemleak
 # (selftests/fuzz.sh). FUZZ_SEED replays a seed. Not part of make check.
 FUZZ_CALLS ?= 200000
 FUZZ_LONG_CALLS ?= 1000000
 FUZZ_SEED ?= 0
 fuzz: deps-quick all
-	selftests/vm-run --no-rmmod --timeout 3600 --add build/selftests:/t -- \
+	selftests/vm/vm-run --no-rmmod --timeout 3600 --add build/selftests:/t -- \
 		/t/fuzz.sh $(FUZZ_CALLS) 4 $(FUZZ_SEED)
 
 # check-long: what is too long for make check: the fuzzer at 10^6 calls on
 # 6.12-rt (PREEMPT_RT: sleeping spinlocks, threaded interrupts) and on the
 # debug kernel (KASAN, UBSAN, lockdep, kmemleak).
 check-long: deps all
-	selftests/vm-run --kernel 6.12-rt --no-rmmod --timeout 7200 \
+	selftests/vm/vm-run --kernel 6.12-rt --no-rmmod --timeout 7200 \
 		--add build/selftests:/t -- /t/fuzz.sh $(FUZZ_LONG_CALLS) 4 $(FUZZ_SEED)
-	WQ_DEBUG_KDIR=$$(selftests/build-debug-kernel | grep '^/' | tail -n1) && \
+	WQ_DEBUG_KDIR=$$(selftests/vm/build-debug-kernel | grep '^/' | tail -n1) && \
 	export WQ_DEBUG_KDIR && \
-	selftests/vm-run --kernel debug --mem 3072 --timeout 14400 --no-rmmod \
+	selftests/vm/vm-run --kernel debug --mem 3072 --timeout 14400 --no-rmmod \
 		--add build/selftests:/t -- /t/fuzz.sh $(FUZZ_LONG_CALLS) 4 $(FUZZ_SEED)
 
-# soak: the soak test of issue 11 on the debug kernel (KASAN, UBSAN,
+# soak: the soak test on the debug kernel (KASAN, UBSAN,
 # lockdep, kmemleak): SOAK_SECONDS (default 600) of rounds of queues with
 # producers, consumers, kills, passed handles, quota users, shutdowns,
 # drains, discards and destroys, every invariant checked (selftests/soak/); then
@@ -131,9 +131,9 @@ SOAK_SECONDS ?= 600
 SOAK_SEED ?= 0
 SOAK_ARGS ?=
 soak: deps all
-	WQ_DEBUG_KDIR=$$(selftests/build-debug-kernel | grep '^/' | tail -n1) && \
+	WQ_DEBUG_KDIR=$$(selftests/vm/build-debug-kernel | grep '^/' | tail -n1) && \
 	export WQ_DEBUG_KDIR && \
-	selftests/vm-run --kernel debug --no-rmmod --timeout $$(($(SOAK_SECONDS) * 3 + 1200)) \
+	selftests/vm/vm-run --kernel debug --no-rmmod --timeout $$(($(SOAK_SECONDS) * 3 + 1200)) \
 		--add build/selftests:/t -- /t/soak.sh $(SOAK_SECONDS) $(SOAK_SEED) $(SOAK_ARGS)
 
 clean:

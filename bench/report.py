@@ -17,7 +17,7 @@ import sys
 import time
 
 # id, title, numerator, denominator (None: the value itself), goal op,
-# goal, unit of the parts, how the goal is stated (from issue 14)
+# goal, unit of the parts, how the goal is stated (doc/performance.md)
 FIGURES = [
     ("1", "batched 64 keys/call, 1P+1C keys/s: wq / in-process stand-in",
      "batch_wq_1p1c_keys_s", "standin_1p1c_keys_s", ">=", 2.0, "keys/s"),

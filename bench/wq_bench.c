@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wq_bench: the userspace figures of `make bench` (issue 14), run in the
+ * wq_bench: the userspace figures of `make bench` (doc/performance.md), run in the
  * guest by bench/guest. Prints one line per repetition of a measurement,
  *
  *   R <name> <value>	(ns per operation, keys/s, bytes per key)

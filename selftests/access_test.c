@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Access modes (libwq.md "Access modes"): wq_open_flags() with O_RDONLY,
+ * Access modes (wq_create(3), doc/security.md): wq_open_flags() with O_RDONLY,
  * O_WRONLY, O_RDWR and O_NONBLOCK; the queue's mode checked for the access
  * asked, as mq_open() does; -EBADF for a call the handle's access does not
  * allow; a listing that shows only the queues the caller may open. The

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The blocking add (libwq.md, "Blocking add"): wq_add_wait waits for room
+ * The blocking add (wq_add_batch(3)): wq_add_wait waits for room
  * where wq_add says -EAGAIN. Room is a key that stops being held (a done
  * without re-queue, a discard); one freed slot admits one producer;
  * shutdown ends every wait with -ESHUTDOWN; the timeout ends one with

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The batch calls (libwq.md, "Batches"): wq_add_batch, wq_get_batch,
+ * The batch calls (wq_add_batch(3)): wq_add_batch, wq_get_batch,
  * wq_done_batch. Each key of an add or done batch is treated as the single
  * call would treat it, with its own result, and a bad key does not stop
  * the others; a key repeated within a batch coalesces; a get batch waits

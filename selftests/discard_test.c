@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The discarding shutdown (libwq.md, "Discarding shutdown"): shuts down and
+ * The discarding shutdown (wq_add_batch(3)): shuts down and
  * drops at once every queued and waiting key (never handed out) and the
  * dirty mark of every processing key; returns how many queued and waiting
  * keys it dropped (dirty marks not counted); keys in processing finish

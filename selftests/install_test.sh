@@ -70,7 +70,7 @@ release() {
 }
 
 need() {	# need COMMAND PACKAGE
-	command -v "$1" >/dev/null 2>&1 || fail "$1 not found (apt package $2: selftests/install-deps base)"
+	command -v "$1" >/dev/null 2>&1 || fail "$1 not found (apt package $2: selftests/vm/install-deps base)"
 }
 
 # --------------------------------------------------------------- tree
@@ -327,7 +327,7 @@ phase_dkms() {	# phase_dkms SERIES
 	local series=$1 kdir kver t opts m keep ko
 	need dkms dkms
 	kdir=$(headers "$series")
-	[ -n "$kdir" ] || skip "no linux-headers-$series.*-amd64 (selftests/install-deps $series)"
+	[ -n "$kdir" ] || skip "no linux-headers-$series.*-amd64 (selftests/vm/install-deps $series)"
 	kver=$(release "$kdir")
 	# dkms install may run modprobe on the host when the admin asked for it.
 	if grep -qs '^[^#]*modprobe_on_install' /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; then
@@ -404,7 +404,7 @@ rmmod wq_consumer || fail "rmmod wq_consumer"
 echo "ok: the kernel-API consumer loads against it"
 EOF
 	chmod 755 "$g/smoke"
-	selftests/vm-run --kernel 6.1 --timeout 300 \
+	selftests/vm/vm-run --kernel 6.1 --timeout 300 \
 		--add "$keep/wq.ko:/dkms/wq.ko" --add "$keep/wq_consumer.ko:/dkms/wq_consumer.ko" \
 		--add "$out/pkg-config/prog-static:/bin/libwq-prog" \
 		--add "$dest/usr/local/bin/wqctl:/bin/wqctl" --add "$g/smoke:/bin/install-smoke" \

@@ -4,7 +4,7 @@
 # metrics_prom.sh: `wqctl metrics` after a known sequence: every family's
 # HELP and TYPE once, the values, histograms cumulative with +Inf equal to
 # _count; the whole output through `promtool check metrics` (when promtool
-# is in the guest: selftests/check adds it); and the debugfs listing
+# is in the guest: selftests/vm/check adds it); and the debugfs listing
 # /sys/kernel/debug/wq/queues agreeing with `wqctl list`, with the queues
 # of another IPC namespace and their namespace's inode. busybox sh.
 # shellcheck shell=sh

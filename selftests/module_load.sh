@@ -15,6 +15,7 @@
 # WQ_KO_DIR: directory of wq.ko (default /wq). wq_hold: next to this script.
 
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/module_lib.sh"
 
 KO=${WQ_KO_DIR:-/wq}/wq.ko
 DIR=$(cd "$(dirname "$0")" && pwd)
@@ -24,23 +25,6 @@ ROUNDS=3
 
 holder=
 
-loaded() {
-	[ -d /sys/module/wq ]
-}
-
-# wait_for COND_COMMAND...: polls up to 5 s
-wait_for() {
-	i=0
-	while [ "$i" -lt 50 ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
-dev_present() { [ -c /dev/wq ]; }
-dev_absent() { [ ! -e /dev/wq ]; }
 not_loaded() { ! loaded; }
 
 # rmmod that may need a moment for the last handle to be released

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * IPC namespaces (libwq.md "Quotas": "Named queues belong to the IPC
- * namespace of their creator"): another namespace neither sees, opens nor
+ * IPC namespaces (doc/security.md: named queues belong to the IPC
+ * namespace of their creator): another namespace neither sees, opens nor
  * destroys a queue and may reuse its name; a namespace that goes away takes
  * its queues with it, and one that is alive keeps them; names beginning
  * with "kernel." are the kernel API's. The other namespaces are made by

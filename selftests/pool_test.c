@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The worker pool (libwq.md, "Worker pool"): client-go's controller loop
+ * The worker pool (wq_pool_start(3)): client-go's controller loop
  * on N threads. Counted exactly: a success is handled once and forgotten;
  * a key failing f times is handled f + 1 times when f <= max_retries, else
  * max_retries + 1 times and given up once with the handler's error (then

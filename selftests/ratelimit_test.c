@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The per-key rate limiters of wq_add_rate_limited, by the delays it
- * returns (spec/libwq.md): ports client-go's rate_limiting_queue_test.go R1
+ * returns (wq_add(3)): ports client-go's rate_limiting_queue_test.go R1
  * and default_rate_limiters_test.go L1-L5, then the default limiter's
  * numbers, exponential overflow (saturation, never 0 or wrapped) and
  * "none". The expected delays are tables and series; every one is exact.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Readiness (libwq.md, "Readiness"): a handle in poll(), select() and
+ * Readiness (doc/queue.md, "Readiness"): a handle in poll(), select() and
  * epoll. POLLIN when a get would not block (a key queued, or shutting down
  * and empty), POLLOUT when an add of a new key would not fail for capacity
  * and the queue is not shutting down, POLLHUP when shutting down and empty.

@@ -16,6 +16,7 @@
 #		(defaults 600, from the clock; e.g. -x reuse)
 
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/module_lib.sh"
 
 DIR=$(cd "$(dirname "$0")" && pwd)
 SECS=${1:-600}
@@ -36,21 +37,6 @@ bad() {
 	not_ok "$@"
 	nfailed=$((nfailed + 1))
 }
-
-loaded() { [ -d /sys/module/wq ]; }
-
-# wait_for COND_COMMAND...: polls up to 5 s
-wait_for() {
-	i=0
-	while [ "$i" -lt 50 ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-dev_present() { [ -c /dev/wq ]; }
-dev_absent() { [ ! -e /dev/wq ]; }
 
 # Every cache gives back its empty slabs (and, with KASAN, the objects in
 # its quarantine), so the counts below are live objects.

@@ -10,78 +10,41 @@
  * reading it back gives 1 if no allocation was tried meanwhile. Each test
  * also shows the same call failing with -ENOMEM where no spare record is
  * there, so it can fail. Needs fault injection (the debug lane, where it
- * may not skip); failslab's knobs are set as failnth_test.c sets them, and
- * restored.
+ * may not skip); failslab's knobs are set and restored as for the
+ * fail-nth tests (wq_test_failslab.h).
  */
-#include "wq_test_util.h"
-#include "wq_test_files.h"
+#include "wq_test_failslab.h"
 
-#define FAILSLAB	"/sys/kernel/debug/failslab/"
-#define FAIL_NTH	"/proc/thread-self/fail-nth"
 #define SPARE_MAX	64	/* KWQ_SPARE_MAX */
-#define NKNOBS		5
-
-static const char *const knob_names[NKNOBS] = {
-	"ignore-gfp-wait", "verbose", "probability", "cache-filter", "times",
-};
-static const char *const knob_values[NKNOBS] = { "N", "0", "0", "N", "-1" };
 
 FIXTURE(spare) {
-	int nth_fd;
+	struct wqt_failslab fs;		/* fail-nth and failslab's knobs */
 	int fd;
 	char name[WQ_NAME_MAX];
-	char saved[NKNOBS][64];
-	bool knobs_set[NKNOBS];
 };
 
 FIXTURE_SETUP(spare)
 {
-	char path[128];
-	size_t i;
-
-	self->nth_fd = -1;
+	wqt_failslab_init(&self->fs);
 	self->fd = -1;
-	memset(self->knobs_set, 0, sizeof(self->knobs_set));
 	if (!wqt_have_dev())
 		SKIP(return, "/dev/wq missing (module not loaded)");
-	if (getenv("WQ_DEBUG_LANE"))
-		ASSERT_EQ(0, access(FAIL_NTH, W_OK) |
-			     access(FAILSLAB "ignore-gfp-wait", W_OK))
-			TH_LOG("no fail-nth or failslab on the debug lane");
+	wqt_failslab_required(_metadata);
 	if (access(FAIL_NTH, W_OK) || access(FAILSLAB "ignore-gfp-wait", W_OK))
 		SKIP(return, "no fail-nth or failslab (the debug lane has them)");
-	for (i = 0; i < NKNOBS; i++) {
-		snprintf(path, sizeof(path), FAILSLAB "%s", knob_names[i]);
-		ASSERT_EQ(0, wqt_read_file(path, self->saved[i],
-					   sizeof(self->saved[i])));
-		ASSERT_EQ(0, wqt_write_file(path, knob_values[i]));
-		self->knobs_set[i] = true;
-	}
-	self->nth_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->nth_fd);
+	wqt_failslab_set(_metadata, &self->fs);
 	self->fd = wqt_create_bounded(self->name, "spare", 0);
 	ASSERT_LE(0, self->fd);
 }
 
 FIXTURE_TEARDOWN(spare)
 {
-	char path[128];
-	size_t i;
-
-	if (self->nth_fd >= 0) {
-		(void)!pwrite(self->nth_fd, "0", 1, 0);
-		close(self->nth_fd);
-	}
+	wqt_failslab_close_nth(&self->fs);
 	if (self->fd >= 0) {
 		wq_close(self->fd);
 		wq_destroy(self->name);
 	}
-	for (i = 0; i < NKNOBS; i++) {
-		if (!self->knobs_set[i])
-			continue;
-		snprintf(path, sizeof(path), FAILSLAB "%s", knob_names[i]);
-		wqt_write_file(path, self->saved[i]);
-	}
+	wqt_failslab_restore(&self->fs);
 }
 
 /* Fail this thread's next allocation. */
@@ -128,14 +91,14 @@ TEST_F(spare, new_key_after_done_allocates_nothing)
 	char key[16];
 
 	key_of(key, 1);
-	arm(_metadata, self->nth_fd);	/* no spare yet: the record fails */
+	arm(_metadata, self->fs.nth_fd);	/* no spare yet: the record fails */
 	EXPECT_EQ(-ENOMEM, wq_add(self->fd, key, 8));
-	EXPECT_FALSE(disarm(_metadata, self->nth_fd));
+	EXPECT_FALSE(disarm(_metadata, self->fs.nth_fd));
 
 	cycle(_metadata, self->fd, 0, 1);
-	arm(_metadata, self->nth_fd);
+	arm(_metadata, self->fs.nth_fd);
 	EXPECT_EQ(0, wq_add(self->fd, key, 8));
-	EXPECT_TRUE(disarm(_metadata, self->nth_fd));
+	EXPECT_TRUE(disarm(_metadata, self->fs.nth_fd));
 	EXPECT_EQ(1, wq_len(self->fd));
 }
 
@@ -146,9 +109,9 @@ TEST_F(spare, long_key_allocates)
 
 	cycle(_metadata, self->fd, 0, 4);
 	memset(key, 'L', sizeof(key));
-	arm(_metadata, self->nth_fd);
+	arm(_metadata, self->fs.nth_fd);
 	EXPECT_EQ(-ENOMEM, wq_add(self->fd, key, sizeof(key)));
-	EXPECT_FALSE(disarm(_metadata, self->nth_fd));
+	EXPECT_FALSE(disarm(_metadata, self->fs.nth_fd));
 	EXPECT_EQ(0, wq_len(self->fd));
 }
 
@@ -161,14 +124,14 @@ TEST_F(spare, at_most_64_kept)
 	cycle(_metadata, self->fd, 0, SPARE_MAX + 36);
 	for (i = 0; i < SPARE_MAX; i++) {
 		key_of(key, 1000 + i);
-		arm(_metadata, self->nth_fd);
+		arm(_metadata, self->fs.nth_fd);
 		ASSERT_EQ(0, wq_add(self->fd, key, 8)) TH_LOG("key %d", i);
-		ASSERT_TRUE(disarm(_metadata, self->nth_fd)) TH_LOG("key %d", i);
+		ASSERT_TRUE(disarm(_metadata, self->fs.nth_fd)) TH_LOG("key %d", i);
 	}
 	key_of(key, 1000 + SPARE_MAX);
-	arm(_metadata, self->nth_fd);
+	arm(_metadata, self->fs.nth_fd);
 	EXPECT_EQ(-ENOMEM, wq_add(self->fd, key, 8));
-	EXPECT_FALSE(disarm(_metadata, self->nth_fd));
+	EXPECT_FALSE(disarm(_metadata, self->fs.nth_fd));
 	EXPECT_EQ(SPARE_MAX, wq_len(self->fd));
 }
 
@@ -197,9 +160,9 @@ TEST_F(spare, batch_after_batch_done_allocates_nothing)
 		iov[i].iov_base = keys[i];
 		iov[i].iov_len = 8;
 	}
-	arm(_metadata, self->nth_fd);
+	arm(_metadata, self->fs.nth_fd);
 	EXPECT_EQ(SPARE_MAX, wq_add_batch(self->fd, iov, SPARE_MAX, errs));
-	EXPECT_TRUE(disarm(_metadata, self->nth_fd));
+	EXPECT_TRUE(disarm(_metadata, self->fs.nth_fd));
 	EXPECT_EQ(SPARE_MAX, wq_len(self->fd));
 	for (i = 0; i < SPARE_MAX; i++)
 		EXPECT_EQ(0, errs[i]);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * wq selftests: small files of the kernel's (debugfs knobs, the module's
- * parameters), read and written whole. No kselftest harness here: the
+ * parameters, a task's state), read and written whole. No kselftest harness here: the
  * helper programs (wq_soak) use it too.
  */
 #ifndef WQ_TEST_FILES_H
@@ -42,6 +42,21 @@ static inline int wqt_read_file(const char *path, char *buf, size_t cap)
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
+}
+
+/*
+ * The scheduler state of a task, from its stat file @path (/proc/PID/stat,
+ * /proc/self/task/TID/stat): 'S' asleep, 'R' running, ...; 0 if it cannot
+ * be read.
+ */
+static inline char wqt_task_state(const char *path)
+{
+	char buf[512], *p;
+
+	if (wqt_read_file(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');		/* the command may hold ") " too */
+	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 /* A module parameter of wq: its value (0 if unreadable), and set (root). */

@@ -24,6 +24,7 @@
 #include <sys/uio.h>
 
 #include "wq_test_util.h"
+#include "wq_test_files.h"
 
 /* ---- a call in a thread of its own ---------------------------------------- */
 
@@ -87,21 +88,10 @@ static inline bool wqt_job_wait(struct wqt_job *j, int ms)
 /* The scheduler state of thread tid ('S': asleep), or 0. */
 static inline char wqt_thread_state(int tid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	return wqt_task_state(path);
 }
 
 /*

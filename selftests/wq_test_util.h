@@ -178,6 +178,10 @@ struct wqt_want {
 		EXPECT_STATS_OF(_sst, __VA_ARGS__);			\
 	} while (0)
 
+/* Nothing queued, processing or held in fd's queue (EXPECT). */
+#define EXPECT_QUEUE_EMPTY(fd)						\
+	EXPECT_STATS(fd, STAT(queued, 0), STAT(processing, 0), STAT(keys, 0))
+
 /* ---- shared memory ----------------------------------------------------- */
 
 static inline void *wqt_shared(size_t size)

@@ -20,7 +20,7 @@ MODULE_PARM_DESC(failnth_required, "fail, not skip, the failnth case where fail-
 
 #ifdef CONFIG_FAULT_INJECTION
 /*
- * The kernel-side twin of selftests/failnth_test.c: each scenario runs
+ * The kernel-side twin of selftests/failnth_*_test.c: each scenario runs
  * with the 1st should_fail() of this task failing, then the 2nd, and so on
  * until it runs through without the fault firing (current->fail_nth, as
  * /proc/thread-self/fail-nth sets it; module init runs in insmod's task).

@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "soak.h"
+#include "../wq_test_files.h"
 
 static const char *const block_name[BLOCK_NR] = {
 	"pause", "get", "add_wait", "shutdown_with_drain",
@@ -179,23 +179,11 @@ void idle_abandon(int drained)
 /* Whether a process sleeps (state S: in its blocking call, or pause). */
 static int sleeping(pid_t pid)
 {
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
+	return wqt_task_state(path) == 'S';
 }
-
 
 /* Until the victim sleeps in its call (a drain: seen draining), 2 s at most. */
 static void wait_asleep(struct child *v)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wq_fill: the load of the irqsoff benchmark (irqsoff-bench), fast enough
- * for a million keys.
+ * wq_fill: the load of the irqsoff benchmark (bench/irqsoff-bench), fast
+ * enough for a million keys.
  *
  *   wq_fill expire N    N keys with one AddAfter deadline, after all are
  *                       added; waits until all are queued

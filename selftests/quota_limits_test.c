@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Quotas, the other limits (the budgets: quota_test.c; the fixture:
+ * wq_test_quota.h): a user's budget shared by the user namespaces it
+ * makes, the global max_queues, memory cgroups, and the unprivileged
+ * ceilings of a queue's attributes.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <sys/mount.h>
+
+#include "wq_test_quota.h"
+
+/* ---- user namespaces -------------------------------------------------- */
+
+/* Destroys queues 0..2 a child named with qname(tag) (root may). */
+static void wqt_destroy_tagged(const char *tag, int pid)
+{
+	char name[WQ_NAME_MAX];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		qname_of(name, tag, pid, i);
+		wq_destroy(name);
+	}
+}
+
+/*
+ * Inside a user namespace a user is still charged as itself, also when the
+ * namespace maps its ids to other kuids (as newuidmap does with a user's
+ * subordinate ids): one account cannot multiply its budget that way.
+ */
+#define UID_SUB	200000
+
+/* Unshares, tells the parent (h->up), which maps it and answers. */
+static int in_userns(void *p)
+{
+	struct handshake *h = p;
+	char name[WQ_NAME_MAX];
+	int fd[2];
+
+	qname(name, "ns", 0);
+	fd[0] = wq_create(name, NULL);
+	CHILD_CHECK(fd[0] >= 0);
+	if (unshare(CLONE_NEWUSER)) {
+		wq_destroy(name);
+		return 125;			/* no user namespaces here */
+	}
+	CHILD_CHECK(hs_send(h->up[1]) == 0);
+	CHILD_CHECK(hs_recv(h->down[0]) == 0);
+	/* become ns root: kuid UID_SUB, which the user controls */
+	CHILD_CHECK(setresgid(0, 0, 0) == 0 && setresuid(0, 0, 0) == 0);
+	CHILD_CHECK(getuid() == 0);
+	qname(name, "ns", 1);
+	fd[1] = wq_create(name, NULL);
+	CHILD_CHECK(fd[1] >= 0);
+	qname(name, "ns", 2);
+	CHILD_CHECK(wq_create(name, NULL) == -EDQUOT);	/* 2 of UID_A's */
+	wq_close(fd[1]);
+	wq_close(fd[0]);
+	return 0;
+}
+
+TEST_F(quota, user_namespaces_share_the_budget)
+{
+	char path[64], map[64];
+	struct handshake h;
+	pid_t pid;
+	int r;
+
+	ASSERT_EQ(0, hs_init(&h));
+	pid = as_user_start(UID_A, in_userns, &h);
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, wqt_param_set("user_max_queues", 2));
+	close(h.up[1]);		/* a child that fails early ends the wait */
+	if (hs_recv(h.up[0]) == 0) {
+		/* ns uid 0 is kuid UID_SUB, not UID_A: as newuidmap maps */
+		snprintf(map, sizeof(map), "0 %d 1\n", UID_SUB);
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+		EXPECT_EQ(0, wqt_write_file(path, map));
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+		EXPECT_EQ(0, wqt_write_file(path, map));
+		EXPECT_EQ(0, hs_send(h.down[1]));
+	}
+	r = wqt_wait_child(pid, 60000);
+	/* the child's names: its queues were charged to UID_A */
+	wqt_destroy_tagged("ns", (int)pid);
+	if (r == 125)
+		SKIP(return, "no user namespaces in this kernel");
+	EXPECT_EQ(0, r);
+}
+
+/* ---- the global max_queues ------------------------------------------- */
+
+static int fill_registry(void *arg)
+{
+	int room = *(int *)arg, fd[3], i;
+	char name[WQ_NAME_MAX];
+
+	for (i = 0; i < room; i++) {
+		qname(name, "full", i);
+		fd[i] = wq_create(name, NULL);
+		CHILD_CHECK(fd[i] >= 0);
+	}
+	qname(name, "full", room);
+	CHILD_CHECK(wq_create(name, NULL) == -ENOSPC);
+	CHILD_CHECK(wq_open(name) == -ENOENT);		/* nothing made */
+	for (i = 0; i < room; i++) {
+		qname(name, "full", i);
+		CHILD_CHECK(wq_destroy(name) == 0);
+		wq_close(fd[i]);
+	}
+	return 0;
+}
+
+/*
+ * max_queues refuses users only (-ENOSPC): the admin (CAP_SYS_RESOURCE)
+ * and kernel modules may always take a name.
+ */
+TEST_F(quota, max_queues_refuses_users_only)
+{
+	int room = 3;
+
+	ASSERT_EQ(0, wqt_param_set("max_queues", wq_list(NULL, 0) + room));
+	EXPECT_EQ(0, as_user(UID_A, fill_registry, &room));
+	ASSERT_EQ(0, wqt_param_set("max_queues", wq_list(NULL, 0)));
+	EXPECT_EQ(0, create_destroy("admin"));
+}
+
+/* ---- memory cgroups -------------------------------------------------- */
+
+#define CG_ROOT	"/sys/fs/cgroup"
+#define CG_KEYS	20000	/* of 4 KiB: about 90 MB of kernel memory */
+
+/* Adds 4 KiB keys until refused; 0 if a limit refused them, not the end. */
+static int fill_memcg(void *p)
+{
+	struct handshake *h = p;
+	struct wq_attr attr = { .max_items = CG_KEYS + 1 };
+	static char k[WQ_KEY_MAX];
+	char name[WQ_NAME_MAX];
+	volatile char stack[16384];
+	int fd, i, r = 0;
+
+	/*
+	 * Touch now every page written later (the key, stdio, errno, the
+	 * stack): in the full cgroup a first write to a page shared with
+	 * the parent (copy on write) would call the OOM killer.
+	 */
+	memset(k, 'k', sizeof(k));
+	memset((char *)stack, 0, sizeof(stack));
+	wq_len(-1);
+	fprintf(stderr, "# memcg child %d ready\n", (int)getpid());
+	qname(name, "memcg", 0);
+	CHILD_CHECK(hs_send(h->up[1]) == 0);
+	CHILD_CHECK(hs_recv(h->down[0]) == 0);	/* now in the cgroup */
+	fd = wq_create(name, &attr);
+	CHILD_CHECK(fd >= 0);
+	for (i = 0; i < CG_KEYS; i++) {
+		snprintf(k, sizeof(k), "%d", i);
+		r = wq_add(fd, k, sizeof(k));
+		if (r)
+			break;
+	}
+	fprintf(stderr, "# memcg child: %d keys, then %d\n", i, r);
+	CHILD_CHECK(r == -ENOMEM && i > 100);
+	return 0;
+}
+
+/*
+ * Every byte a user's queue holds is charged to that user's memory cgroup
+ * (GFP_KERNEL_ACCOUNT, SLAB_ACCOUNT): a cgroup with a small memory.max
+ * stops the keys with -ENOMEM long before the quota does, and the rest of
+ * the machine goes on.
+ */
+TEST_F_TIMEOUT(quota, memory_cgroup_bounds_the_keys, 300)
+{
+	char cg[128], path[192], pidtext[32], name[WQ_NAME_MAX];
+	struct handshake h;
+	pid_t pid;
+	int r, fd;
+
+	if (access(CG_ROOT "/cgroup.controllers", F_OK))
+		mount("none", CG_ROOT, "cgroup2", 0, NULL);
+	if (wqt_write_file(CG_ROOT "/cgroup.subtree_control", "+memory"))
+		SKIP(return, "no memory controller");
+	snprintf(cg, sizeof(cg), CG_ROOT "/wq-memcg-%d", (int)getpid());
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	snprintf(path, sizeof(path), "%s/memory.max", cg);
+	ASSERT_EQ(0, wqt_write_file(path, "16M"));
+	/* the quota must not be what stops it */
+	ASSERT_EQ(0, wqt_param_set("user_max_key_bytes", 1UL << 30));
+
+	ASSERT_EQ(0, hs_init(&h));
+	pid = as_user_start(UID_A, fill_memcg, &h);
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, hs_recv(h.up[0]));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
+	EXPECT_EQ(0, wqt_write_file(path, pidtext));
+	ASSERT_EQ(0, hs_send(h.down[1]));
+	r = wqt_wait_child(pid, 240000);
+	EXPECT_EQ(0, r);
+	qname_of(name, "memcg", (int)pid, 0);
+	EXPECT_EQ(0, wq_destroy(name));		/* frees what it held */
+	rmdir(cg);
+
+	/* the machine goes on: a queue and keys outside the cgroup */
+	qname(name, "after", 0);
+	fd = wq_create(name, NULL);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(0, wq_add(fd, "k", 1));
+	EXPECT_EQ(0, wq_destroy(name));
+	wq_close(fd);
+}
+
+/* ---- ceilings ---------------------------------------------------------- */
+
+static int ceilings(void *arg)
+{
+	struct wq_module_info mi;
+	char name[WQ_NAME_MAX];
+	int fd;
+
+	(void)arg;
+	CHILD_CHECK(raw_module_info(&mi) == 0);
+	fd = raw_open_dev();
+	CHILD_CHECK(fd >= 0);
+	qname(name, "ceil", 0);
+	CHILD_CHECK(raw_create(fd, name, NULL, mi.unpriv_max_items + 1, 0) ==
+		    EINVAL);
+	CHILD_CHECK(raw_create(fd, name, NULL, 0, mi.unpriv_max_tracked + 1) ==
+		    EINVAL);
+	CHILD_CHECK(raw_create(fd, name, NULL, mi.unpriv_max_items,
+			       mi.unpriv_max_tracked) == 0);
+	CHILD_CHECK(wq_destroy(name) == 0);
+	close(fd);
+	return 0;
+}
+
+TEST_F(quota, unprivileged_ceilings)
+{
+	struct wq_module_info mi;
+	char name[WQ_NAME_MAX];
+	int fd;
+
+	EXPECT_EQ(0, as_user(UID_A, ceilings, NULL));
+	/* root may ask for more */
+	ASSERT_EQ(0, raw_module_info(&mi));
+	ASSERT_LT(mi.unpriv_max_items, mi.max_items_limit);
+	fd = raw_open_dev();
+	ASSERT_GE(fd, 0);
+	qname(name, "ceilroot", 0);
+	EXPECT_EQ(0, raw_create(fd, name, NULL, mi.unpriv_max_items + 1, 0));
+	EXPECT_EQ(0, wq_destroy(name));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
