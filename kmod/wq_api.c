@@ -15,6 +15,7 @@
 #include "wq_metrics.h"
 #include "wq_queue.h"
 #include "wq_add.h"
+#include "wq_ipc.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
 #include "wq_registry.h"
@@ -58,7 +59,7 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 		attr = &defaults;
 	if (name && wq_copy_name(buf, name))
 		return ERR_PTR(-EINVAL);
-	ret = wq_registry_new(wq_kernel_ipc_ns(), name ? buf : NULL,
+	ret = wq_registry_new(wq_ipc_kernel(), name ? buf : NULL,
 			      attr->max_items, attr->max_tracked,
 			      attr->limiter ?: &kwq_default_limiter,
 			      attr->mode ?: 0600, GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
@@ -86,7 +87,7 @@ struct kwq *kwq_open(const char *name)
 	might_sleep();
 	if (wq_copy_name(buf, name))
 		return ERR_PTR(-EINVAL);
-	ret = wq_registry_open(wq_kernel_ipc_ns(), buf, 0, &q);
+	ret = wq_registry_open(wq_ipc_kernel(), buf, 0, &q);
 	return ret ? ERR_PTR(ret) : q;
 }
 EXPORT_SYMBOL_NS_GPL(kwq_open, WQ_NS);
@@ -105,7 +106,7 @@ int kwq_destroy(const char *name)
 	might_sleep();
 	if (wq_copy_name(buf, name))
 		return -EINVAL;
-	return wq_registry_unlink(wq_kernel_ipc_ns(), buf, false);
+	return wq_registry_unlink(wq_ipc_kernel(), buf, false);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_destroy, WQ_NS);
 

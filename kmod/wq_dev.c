@@ -25,6 +25,7 @@
 
 #include "wq_delay.h"
 #include "wq_dev.h"
+#include "wq_ipc.h"
 #include "wq_main.h"
 #include "wq_metrics.h"
 #include "wq_quota.h"
@@ -65,9 +66,9 @@ static long wq_bind(struct wq_handle *h, const char *name, int access,
 		goto out;
 	}
 	if (!name)
-		ret = wq_registry_create(arg, &q);
+		ret = wq_registry_create(h->ipc, arg, &q);
 	else
-		ret = wq_registry_open(wq_current_ipc_ns(), name, access, &q);
+		ret = wq_registry_open(h->ipc, name, access, &q);
 	if (ret)
 		goto out;
 	h->access = access;
@@ -144,7 +145,7 @@ static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg,
 	struct wq_name *n = arg;
 	int ret = wq_check_name_arg(n, 0);
 
-	return ret ?: wq_registry_unlink(wq_current_ipc_ns(), n->name, true);
+	return ret ?: wq_registry_unlink(h->ipc, n->name, true);
 }
 
 static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
@@ -360,6 +361,13 @@ static int wq_open(struct inode *inode, struct file *file)
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return -ENOMEM;
+	h->ipc = wq_ipc_enter();
+	if (IS_ERR(h->ipc)) {
+		int ret = PTR_ERR(h->ipc);
+
+		kfree(h);
+		return ret;
+	}
 	mutex_init(&h->bind_lock);
 	kwq_holder_init(&h->holder);
 	h->file = file;
@@ -377,6 +385,7 @@ static int wq_release(struct inode *inode, struct file *file)
 		atomic_dec(&q->handles);
 		kwq_queue_put(q);
 	}
+	wq_ipc_leave(h->ipc);	/* after the queue: it may be the last */
 	mutex_destroy(&h->bind_lock);
 	kfree(h);
 	return 0;

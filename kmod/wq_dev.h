@@ -22,6 +22,7 @@
  *	it goes with the file (fork, SCM_RIGHTS), as open-time rights do
  * @holder: keys this handle got and has not done yet
  * @file: the file (for its O_NONBLOCK)
+ * @ipc: the IPC namespace the file was opened in: its names (wq_ipc.h)
  */
 struct wq_handle {
 	struct mutex bind_lock;		/* serializes binding */
@@ -30,6 +31,7 @@ struct wq_handle {
 	bool unlimited;
 	struct kwq_holder holder;
 	struct file *file;
+	struct wq_ipc *ipc;
 };
 
 /*

@@ -31,9 +31,9 @@ long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 
 	mi->abi_version = WQ_ABI_VERSION;
 	mi->key_max = WQ_KEY_MAX;
-	mi->max_queues = READ_ONCE(wq_max_queues);
+	mi->max_queues = wq_registry_max_queues(h->ipc);
 	mi->default_max_items = READ_ONCE(wq_default_max_items);
-	mi->max_items_limit = READ_ONCE(wq_max_items_limit);
+	mi->max_items_limit = wq_items_limit();
 	mi->limiter_terms_max = WQ_LIMITER_TERMS_MAX;
 	mi->add_flags = WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER;
 	mi->get_flags = WQ_GET_NONBLOCK | WQ_GET_DETACH;
@@ -44,7 +44,7 @@ long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 	mi->unpriv_max_tracked = READ_ONCE(wq_unpriv_max_tracked);
 	mi->key_cost = WQ_KEY_COST;
 	mi->user_max_key_bytes = READ_ONCE(wq_user_max_key_bytes);
-	wq_quota_usage(wq_quota_uid(), &mi->user_queues, &mi->user_key_bytes);
+	wq_quota_usage(&mi->user_queues, &mi->user_key_bytes);
 	mi->batch_max = WQ_BATCH_MAX;
 	return 0;
 }
@@ -72,11 +72,11 @@ long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
 	if (l->flags || l->total || l->entry_size < WQ_QUEUE_INFO_SIZE_VER0 ||
 	    l->entry_size > WQ_QUEUE_INFO_SIZE_MAX)
 		return -EINVAL;
-	cap = min(l->count, READ_ONCE(wq_max_queues));
+	cap = min(l->count, wq_registry_max_queues(h->ipc));
 	infos = kvcalloc(max(cap, 1U), esize, GFP_KERNEL_ACCOUNT);
 	if (!infos)
 		return -ENOMEM;
-	n = wq_registry_list(infos, cap, &l->total);
+	n = wq_registry_list(h->ipc, infos, cap, &l->total);
 	for (i = 0; i < n; i++) {
 		void __user *dst = uentries + (size_t)i * l->entry_size;
 

@@ -17,7 +17,13 @@
 
 unsigned int wq_max_queues = 1024;
 module_param_named(max_queues, wq_max_queues, uint, 0644);
-MODULE_PARM_DESC(max_queues, "Most named queues (default 1024)");
+MODULE_PARM_DESC(max_queues,
+		 "Most named queues of the initial IPC namespace (default 1024)");
+
+unsigned int wq_ns_max_queues = 256;
+module_param_named(ns_max_queues, wq_ns_max_queues, uint, 0644);
+MODULE_PARM_DESC(ns_max_queues,
+		 "Most named queues of each other IPC namespace, a container's (default 256; 0: none)");
 
 unsigned int wq_default_max_items = 65536;
 module_param_named(default_max_items, wq_default_max_items, uint, 0644);

@@ -8,8 +8,12 @@
 #define _WQ_MAIN_H
 
 #include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/minmax.h>
+#include <linux/types.h>
 
 extern unsigned int wq_max_queues;
+extern unsigned int wq_ns_max_queues;
 extern unsigned int wq_default_max_items;
 extern unsigned int wq_max_items_limit;
 extern unsigned int wq_default_max_tracked;
@@ -20,7 +24,18 @@ extern unsigned long wq_kernel_max_key_bytes;
 extern unsigned int wq_unpriv_max_items;
 extern unsigned int wq_unpriv_max_tracked;
 
-/* No max_items above this, whatever max_items_limit says. */
-#define WQ_MAX_ITEMS_CEILING	BIT(24)
+/*
+ * No max_items (nor max_tracked) above this, whatever max_items_limit
+ * says: the records of the largest queue (held and idle, twice this) are
+ * two a bucket of the key table at its largest, so its chains stay short
+ * (wq_keytab.h).
+ */
+#define WQ_MAX_ITEMS_CEILING	BIT(20)
+
+/* The largest max_items (and max_tracked) accepted now. */
+static inline u32 wq_items_limit(void)
+{
+	return min_t(u32, READ_ONCE(wq_max_items_limit), WQ_MAX_ITEMS_CEILING);
+}
 
 #endif /* _WQ_MAIN_H */

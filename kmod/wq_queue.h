@@ -36,12 +36,14 @@
  *   with spin_lock_irqsave(), so the queue may be fed from any context
  *   (hardirq, softirq, under other spinlocks), and is never held across
  *   anything that sleeps, allocates or touches user memory.
- * - Order: wq_registry_lock (mutex) -> q->lock -> the wait queue locks of
+ * - Order: wq_registry_lock (mutex) -> wq_ipc_lock (mutex, wq_ipc.h; an
+ *   open of /dev/wq takes it alone, inside misc_open()'s mutex) and
+ *   wq_registry_lock -> q->lock -> the wait queue locks of
  *   q->getters, q->producers and q->drainers (taken by wake_up() under
- *   q->lock), the
- *   hrtimer base lock (taken by hrtimer_start() under q->lock) and the
- *   workqueue pool lock (schedule_work() of q->grow_work when a key-table
- *   migration ends under q->lock).
+ *   q->lock), the hrtimer base lock (taken by hrtimer_start() under
+ *   q->lock) and the workqueue pool lock (schedule_work() of q->grow_work
+ *   when a key-table migration ends under q->lock; queue_work() of
+ *   q->move_work on kwq_delay_wq by the timer).
  * - wq_scratch_lock (spinlock, wq_scratch.c: the pool of the batch calls'
  *   scratch space) is a leaf outside that order: taken in process context
  *   with no other lock held, only around its free list; nothing is

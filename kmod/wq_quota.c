@@ -21,29 +21,69 @@ static struct wq_user wq_kernel_user = {
 	.kernel = true,
 };
 
-static struct wq_user *wq_quota_find_locked(kuid_t uid)
+/* Who a budget is: a user (@userns NULL), or a container (@uid invalid). */
+struct wq_owner {
+	kuid_t uid;
+	struct user_namespace *userns;
+};
+
+/*
+ * The caller's budget: its fsuid in the initial user namespace; inside a
+ * user namespace an ordinary user made (directly or further down), that
+ * user, so that the uids of a user's own namespaces share its budget;
+ * inside one root made (a container), the container's, one budget for
+ * every uid it maps, so that no container takes more than its share by
+ * mapping many (as ucounts count per user namespace).
+ */
+static struct wq_owner wq_quota_owner(void)
+{
+	struct user_namespace *ns = current_user_ns();
+	struct wq_owner o = { .uid = INVALID_UID };
+
+	if (ns == &init_user_ns) {
+		o.uid = current_fsuid();
+		return o;
+	}
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	if (uid_eq(ns->owner, GLOBAL_ROOT_UID))
+		o.userns = ns;
+	else
+		o.uid = ns->owner;
+	return o;
+}
+
+static u32 wq_quota_hash(struct wq_owner o)
+{
+	return o.userns ? hash_ptr(o.userns, 32) : __kuid_val(o.uid);
+}
+
+static struct wq_user *wq_quota_find_locked(struct wq_owner o)
 {
 	struct wq_user *u;
 
-	hash_for_each_possible(wq_users, u, node, __kuid_val(uid))
-		if (uid_eq(u->uid, uid))
+	hash_for_each_possible(wq_users, u, node, wq_quota_hash(o))
+		if (u->userns == o.userns && uid_eq(u->uid, o.uid))
 			return u;
 	return NULL;
 }
 
 /**
- * wq_quota_get() - the budget of a user, with a reference
- * @uid: the user
+ * wq_quota_get() - the caller's budget, with a reference
+ *
+ * A container's budget pins its user namespace (so that it cannot be
+ * freed and its address taken by another while it is the budget's name).
  *
  * Context: process context (it may allocate).
  * Return: the budget, or NULL if it could not be allocated.
  */
-struct wq_user *wq_quota_get(kuid_t uid)
+struct wq_user *wq_quota_get(void)
 {
+	struct wq_owner o = wq_quota_owner();
 	struct wq_user *u, *new;
 
 	spin_lock(&wq_users_lock);
-	u = wq_quota_find_locked(uid);
+	u = wq_quota_find_locked(o);
 	if (u)
 		refcount_inc(&u->ref);
 	spin_unlock(&wq_users_lock);
@@ -53,14 +93,17 @@ struct wq_user *wq_quota_get(kuid_t uid)
 	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return NULL;
-	new->uid = uid;
+	new->uid = o.uid;
+	new->userns = o.userns;
 	refcount_set(&new->ref, 1);
 	spin_lock(&wq_users_lock);
-	u = wq_quota_find_locked(uid);
+	u = wq_quota_find_locked(o);
 	if (u) {
 		refcount_inc(&u->ref);
 	} else {
-		hash_add(wq_users, &new->node, __kuid_val(uid));
+		if (new->userns)
+			get_user_ns(new->userns);
+		hash_add(wq_users, &new->node, wq_quota_hash(o));
 		u = new;
 		new = NULL;
 	}
@@ -70,19 +113,18 @@ struct wq_user *wq_quota_get(kuid_t uid)
 }
 
 /**
- * wq_quota_usage() - what a user is charged now
- * @uid: the user
+ * wq_quota_usage() - what the caller's budget is charged now
  * @queues: set to the queues charged
  * @bytes: set to the key bytes (plus WQ_KEY_COST each) charged
  *
  * Context: process context.
  */
-void wq_quota_usage(kuid_t uid, u32 *queues, u64 *bytes)
+void wq_quota_usage(u32 *queues, u64 *bytes)
 {
 	struct wq_user *u;
 
 	spin_lock(&wq_users_lock);
-	u = wq_quota_find_locked(uid);
+	u = wq_quota_find_locked(wq_quota_owner());
 	*queues = u ? atomic_read(&u->queues) : 0;
 	*bytes = u ? atomic_long_read(&u->bytes) : 0;
 	spin_unlock(&wq_users_lock);
@@ -117,6 +159,8 @@ void wq_quota_put(struct wq_user *u)
 	if (!last || u->kernel)
 		return;
 	WARN_ON_ONCE(atomic_read(&u->queues) || atomic_long_read(&u->bytes));
+	if (u->userns)
+		put_user_ns(u->userns);
 	kfree(u);
 }
 
@@ -130,29 +174,6 @@ static unsigned long wq_quota_max_bytes(const struct wq_user *u)
 {
 	return u->kernel ? READ_ONCE(wq_kernel_max_key_bytes) :
 			   READ_ONCE(wq_user_max_key_bytes);
-}
-
-/**
- * wq_quota_uid() - the user the caller's queues are charged to
- *
- * Its fsuid in the initial user namespace; inside a user namespace that
- * an ordinary user made (directly or further down), that user, so that
- * the uids of a user's own namespaces share its budget. Namespaces root
- * made (containers) keep a budget per mapped uid, as before: otherwise
- * every container on the host would share root's.
- *
- * Context: process context.
- * Return: the kuid to charge.
- */
-kuid_t wq_quota_uid(void)
-{
-	const struct user_namespace *ns = current_user_ns();
-
-	if (ns == &init_user_ns)
-		return current_fsuid();
-	while (ns->parent != &init_user_ns)
-		ns = ns->parent;
-	return uid_eq(ns->owner, GLOBAL_ROOT_UID) ? current_fsuid() : ns->owner;
 }
 
 /**

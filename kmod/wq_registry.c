@@ -2,26 +2,19 @@
 /*
  * The registry of named queues.
  *
- * Locking: wq_registry_lock (mutex) protects wq_names, wq_ipcs,
- * wq_nr_queues, every struct wq_ipc and each queue's name_node, ipc,
- * ipc_node and unlinked; it is taken before q->lock. The registry holds
- * one reference on every named queue.
+ * Locking: wq_registry_lock (mutex) protects wq_names, the queue lists of
+ * every struct wq_ipc (wq_ipc.h) and each queue's name_node, ipc,
+ * ipc_node and unlinked; it is taken before q->lock. The registry holds one reference
+ * on every named queue.
  *
- * Names belong to IPC namespaces, as POSIX message queues' do: a name is
- * looked up in the caller's IPC namespace only, so another namespace
- * neither sees nor opens the queue and may use the name for its own. The
- * kernel API's names live in the initial namespace, and names beginning
- * with WQ_KERNEL_PREFIX ("kernel.") are reserved for it: no user can take
- * a module's "kernel.name" first. A namespace with
- * named queues has a struct wq_ipc, which holds a reference on it; when
- * that reference is the last one (every task gone, and every open or
- * bind-mounted nsfs file of it: nothing can reach it again; an mqueue
- * mount holds no reference), wq_ipc_reap() destroys its queues and drops
- * the reference, so the namespace goes away (until then its System V and
- * mqueue objects live on too). The kernel has no hook for it: a deferrable
- * delayed work polls once a second while a namespace other than the
- * initial one has named queues. The queues are released after the
- * registry lock is dropped: freeing their keys takes time.
+ * Names belong to IPC namespaces (wq_ipc.h): a name is looked up in the
+ * namespace of the /dev/wq file the call comes through, so another
+ * namespace neither sees nor opens the queue and may use the name for its
+ * own. The kernel API's names live in the initial namespace, and names
+ * beginning with WQ_KERNEL_PREFIX ("kernel.") are reserved for it: no user
+ * can take a module's "kernel.name" first. A namespace's named queues go
+ * when its last /dev/wq file does (wq_ipc_leave()); they are released
+ * after the registry lock is dropped: freeing their keys takes time.
  *
  * Permissions follow System V IPC (ipcperms) and mq_open(): opening a
  * queue needs the permission for the access asked (read, write or both)
@@ -33,8 +26,8 @@
 #include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/hashtable.h>
-#include <linux/ipc_namespace.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -42,109 +35,25 @@
 #include <linux/stringhash.h>
 #include <linux/workqueue.h>
 #include "wq_compat.h"
+#include "wq_ipc.h"
 #include "wq_main.h"
 #include "wq_quota.h"
 #include "wq_registry.h"
 #include "wq_stats.h"
 
-/**
- * struct wq_ipc - an IPC namespace that has named queues
- * @ns: the namespace; a reference unless it is the initial one
- * @node: entry in wq_ipcs
- * @queues: its named queues, by kwq.ipc_node
- */
-struct wq_ipc {
-	struct ipc_namespace *ns;
-	struct hlist_node node;
-	struct list_head queues;
-};
-
-static DEFINE_MUTEX(wq_registry_lock);
+DEFINE_MUTEX(wq_registry_lock);	/* see above */
 static DEFINE_HASHTABLE(wq_names, 8);
-static DEFINE_HASHTABLE(wq_ipcs, 6);
-static unsigned int wq_nr_queues;
-
-static void wq_ipc_reap(struct work_struct *work);
-static DECLARE_DEFERRABLE_WORK(wq_reap_work, wq_ipc_reap);
-#define WQ_REAP_INTERVAL	HZ
-
-/**
- * wq_current_ipc_ns() - the IPC namespace of the calling task
- *
- * Context: process context (an ioctl); the task's own nsproxy is stable.
- * Return: the namespace, no reference taken.
- */
-struct ipc_namespace *wq_current_ipc_ns(void)
-{
-	return current->nsproxy->ipc_ns;
-}
-
-/**
- * wq_kernel_ipc_ns() - the IPC namespace of the kernel API's names
- *
- * Return: the initial IPC namespace.
- */
-struct ipc_namespace *wq_kernel_ipc_ns(void)
-{
-	return wq_init_ipc_ns();
-}
-
-static struct wq_ipc *wq_ipc_find_locked(struct ipc_namespace *ns)
-{
-	struct wq_ipc *ipc;
-
-	lockdep_assert_held(&wq_registry_lock);
-	hash_for_each_possible(wq_ipcs, ipc, node, hash_ptr(ns, 32))
-		if (ipc->ns == ns)
-			return ipc;
-	return NULL;
-}
-
-/* Find or make @ns's entry, taking a reference on @ns for a new one. */
-static struct wq_ipc *wq_ipc_get_locked(struct ipc_namespace *ns)
-{
-	struct wq_ipc *ipc = wq_ipc_find_locked(ns);
-
-	if (ipc)
-		return ipc;
-	ipc = kzalloc(sizeof(*ipc), GFP_KERNEL_ACCOUNT);
-	if (!ipc)
-		return NULL;
-	INIT_LIST_HEAD(&ipc->queues);
-	ipc->ns = ns;
-	hash_add(wq_ipcs, &ipc->node, hash_ptr(ns, 32));
-	if (ns != wq_init_ipc_ns()) {
-		get_ipc_ns(ns);
-		/* never postpones a pending reap (a create-destroy loop would) */
-		schedule_delayed_work(&wq_reap_work, WQ_REAP_INTERVAL);
-	}
-	return ipc;
-}
-
-/* Free @ipc if it has no queue left, dropping its namespace reference. */
-static void wq_ipc_put_locked(struct wq_ipc *ipc)
-{
-	lockdep_assert_held(&wq_registry_lock);
-	if (!list_empty(&ipc->queues))
-		return;
-	hash_del(&ipc->node);
-	if (ipc->ns != wq_init_ipc_ns())
-		wq_put_ipc_ns(ipc->ns);
-	kfree(ipc);
-}
 
 static u32 wq_name_hash(const struct wq_ipc *ipc, const char *name)
 {
 	return full_name_hash(ipc, name, strlen(name));
 }
 
-static struct kwq *wq_find_locked(struct ipc_namespace *ns, const char *name)
+static struct kwq *wq_find_locked(struct wq_ipc *ipc, const char *name)
 {
-	struct wq_ipc *ipc = wq_ipc_find_locked(ns);
 	struct kwq *q;
 
-	if (!ipc)
-		return NULL;
+	lockdep_assert_held(&wq_registry_lock);
 	hash_for_each_possible(wq_names, q, name_node, wq_name_hash(ipc, name))
 		if (q->ipc == ipc && !strcmp(q->name, name))
 			return q;
@@ -154,7 +63,7 @@ static struct kwq *wq_find_locked(struct ipc_namespace *ns, const char *name)
 /* Does the caller have CAP_IPC_OWNER over @q's namespace? As ipcperms(). */
 static bool wq_ipc_owner(const struct kwq *q, bool audit)
 {
-	struct user_namespace *user_ns = wq_ipc_user_ns(q->ipc->ns);
+	struct user_namespace *user_ns = wq_ipc_user_ns(q->ipc);
 
 	return audit ? ns_capable(user_ns, CAP_IPC_OWNER) :
 		       ns_capable_noaudit(user_ns, CAP_IPC_OWNER);
@@ -182,9 +91,22 @@ static bool wq_may_open(const struct kwq *q, int access)
 }
 
 /**
+ * wq_registry_max_queues() - the named queues @ipc's namespace may have
+ * @ipc: an entry
+ *
+ * Return: max_queues for the initial namespace, ns_max_queues for any
+ * other (users only: the kernel API and CAP_SYS_RESOURCE may go beyond).
+ */
+u32 wq_registry_max_queues(const struct wq_ipc *ipc)
+{
+	return wq_ipc_is_initial(ipc) ? READ_ONCE(wq_max_queues) :
+					READ_ONCE(wq_ns_max_queues);
+}
+
+/**
  * wq_registry_new() - create a queue, named (registered) or anonymous
- * @ns: the IPC namespace of the name (wq_current_ipc_ns() or
- *	wq_kernel_ipc_ns()); unused for an anonymous queue
+ * @ipc: the IPC namespace of the name (a /dev/wq file's, or
+ *	wq_ipc_kernel()); unused for an anonymous queue
  * @name: a validated name, or NULL for an anonymous queue
  * @max_items: most keys held; 0 for the module default
  * @max_tracked: most idle failure records; 0 for the module default
@@ -197,18 +119,18 @@ static bool wq_may_open(const struct kwq *q, int access)
  * @qp: set to the queue, with a reference for the caller
  *
  * Context: process context; sleeps.
- * Return: 0, -EINVAL, -EEXIST, -ENOSPC (max_queues reached; not for the
+ * Return: 0, -EINVAL, -EEXIST, -ENOSPC (the namespace's limit reached:
+ * max_queues in the initial one, ns_max_queues in any other; not for the
  * kernel API or CAP_SYS_RESOURCE), -EDQUOT (the owner's queue budget) or
  * -ENOMEM.
  */
-int wq_registry_new(struct ipc_namespace *ns, const char *name,
+int wq_registry_new(struct wq_ipc *ipc, const char *name,
 		    u32 max_items, u32 max_tracked,
 		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
 		    kgid_t gid, enum wq_budget budget, gfp_t gfp,
 		    struct kwq **qp)
 {
-	struct wq_ipc *ipc;
-	u32 limit = min(READ_ONCE(wq_max_items_limit), WQ_MAX_ITEMS_CEILING);
+	u32 limit = wq_items_limit();
 	struct wq_user *owner;
 	struct kwq *q;
 	int ret;
@@ -220,7 +142,7 @@ int wq_registry_new(struct ipc_namespace *ns, const char *name,
 		return -EINVAL;
 
 	owner = budget == WQ_BUDGET_KERNEL ? wq_quota_kernel() :
-					     wq_quota_get(wq_quota_uid());
+					     wq_quota_get();
 	if (!owner)
 		return -ENOMEM;
 	q = kwq_queue_alloc(max_items, max_tracked, limiter, owner, gfp);
@@ -238,26 +160,26 @@ int wq_registry_new(struct ipc_namespace *ns, const char *name,
 	strscpy(q->name, name, WQ_NAME_MAX);
 
 	mutex_lock(&wq_registry_lock);
-	if (wq_find_locked(ns, q->name)) {
+	if (wq_find_locked(ipc, q->name)) {
 		ret = -EEXIST;
 		goto err_unlock;
 	}
-	/* users cannot take the last name from modules or the admin */
-	if (wq_nr_queues >= READ_ONCE(wq_max_queues) &&
+	/*
+	 * Each namespace has its own limit, as mqueue's queues_max: the
+	 * initial one max_queues, every other (a container) ns_max_queues,
+	 * so no container takes the host's names or another's. Users cannot
+	 * take the last name from modules or the admin.
+	 */
+	if (ipc->nr_queues >= wq_registry_max_queues(ipc) &&
 	    budget != WQ_BUDGET_KERNEL && !capable(CAP_SYS_RESOURCE)) {
 		ret = -ENOSPC;
-		goto err_unlock;
-	}
-	ipc = wq_ipc_get_locked(ns);
-	if (!ipc) {
-		ret = -ENOMEM;
 		goto err_unlock;
 	}
 	kref_get(&q->ref);		/* the registry's */
 	q->ipc = ipc;
 	list_add_tail(&q->ipc_node, &ipc->queues);
+	ipc->nr_queues++;
 	hash_add(wq_names, &q->name_node, wq_name_hash(ipc, q->name));
-	wq_nr_queues++;
 	mutex_unlock(&wq_registry_lock);
 	*qp = q;
 	return 0;
@@ -270,12 +192,12 @@ err_unlock:
 
 /**
  * wq_registry_create() - WQ_IOC_CREATE: create a named queue for userspace
+ * @ipc: the IPC namespace of the caller's /dev/wq file
  * @args: the request from userspace, validated here
  * @qp: set to the queue, with a reference for the caller
  *
- * The name is the caller's IPC namespace's; names beginning with
- * WQ_KERNEL_PREFIX are the kernel API's (-EACCES). The caller owns the queue and is
- * charged for it; as with mq_open(), its
+ * Names beginning with WQ_KERNEL_PREFIX are the kernel API's (-EACCES).
+ * The caller owns the queue and is charged for it; as with mq_open(), its
  * umask applies to the mode. Without CAP_SYS_RESOURCE it may not ask for
  * more than the unprivileged ceilings (-EINVAL, as mq_open() above
  * msg_max; the capability is asked only then); 0 means the module
@@ -284,7 +206,8 @@ err_unlock:
  * Context: process context; sleeps.
  * Return: as wq_registry_new(), or -EACCES for a reserved name.
  */
-int wq_registry_create(const struct wq_create *args, struct kwq **qp)
+int wq_registry_create(struct wq_ipc *ipc, const struct wq_create *args,
+		       struct kwq **qp)
 {
 	u32 items_ceil = READ_ONCE(wq_unpriv_max_items);
 	u32 tracked_ceil = READ_ONCE(wq_unpriv_max_tracked);
@@ -301,8 +224,8 @@ int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 		    min(READ_ONCE(wq_default_max_items), items_ceil);
 	max_tracked = max_tracked ?:
 		      min(READ_ONCE(wq_default_max_tracked), tracked_ceil);
-	return wq_registry_new(wq_current_ipc_ns(), args->name, max_items,
-			       max_tracked, &args->limiter,
+	return wq_registry_new(ipc, args->name, max_items, max_tracked,
+			       &args->limiter,
 			       (args->mode ?: 0600) & ~current_umask(),
 			       current_fsuid(), current_fsgid(), WQ_BUDGET_USER,
 			       GFP_KERNEL_ACCOUNT, qp);
@@ -310,7 +233,7 @@ int wq_registry_create(const struct wq_create *args, struct kwq **qp)
 
 /**
  * wq_registry_open() - find a named queue
- * @ns: the IPC namespace to look in
+ * @ipc: the IPC namespace to look in
  * @name: validated name
  * @access: MAY_READ and/or MAY_WRITE, checked against the queue's mode for
  *	userspace callers; 0 for the kernel API (no check)
@@ -319,14 +242,14 @@ int wq_registry_create(const struct wq_create *args, struct kwq **qp)
  * Context: process context; sleeps.
  * Return: 0, -ENOENT or -EACCES.
  */
-int wq_registry_open(struct ipc_namespace *ns, const char *name, int access,
+int wq_registry_open(struct wq_ipc *ipc, const char *name, int access,
 		     struct kwq **qp)
 {
 	struct kwq *q;
 	int ret = 0;
 
 	mutex_lock(&wq_registry_lock);
-	q = wq_find_locked(ns, name);
+	q = wq_find_locked(ipc, name);
 	if (!q)
 		ret = -ENOENT;
 	else if (access && !wq_may_open(q, access))
@@ -344,28 +267,27 @@ static void wq_unlink_locked(struct kwq *q)
 	lockdep_assert_held(&wq_registry_lock);
 	hash_del(&q->name_node);
 	list_del(&q->ipc_node);
-	wq_ipc_put_locked(q->ipc);
+	q->ipc->nr_queues--;
 	q->ipc = NULL;
 	WRITE_ONCE(q->unlinked, true);
-	wq_nr_queues--;
 }
 
 /**
  * wq_registry_unlink() - unlink a name; open handles keep the queue
- * @ns: the IPC namespace to look in
+ * @ipc: the IPC namespace to look in
  * @name: validated name
  * @check_owner: only the owner may (userspace callers)
  *
  * Context: process context; sleeps.
  * Return: 0, -ENOENT, or -EACCES (not the owner).
  */
-int wq_registry_unlink(struct ipc_namespace *ns, const char *name,
+int wq_registry_unlink(struct wq_ipc *ipc, const char *name,
 		       bool check_owner)
 {
 	struct kwq *q;
 
 	mutex_lock(&wq_registry_lock);
-	q = wq_find_locked(ns, name);
+	q = wq_find_locked(ipc, name);
 	if (!q) {
 		mutex_unlock(&wq_registry_lock);
 		return -ENOENT;
@@ -408,27 +330,25 @@ int wq_registry_unlink_queue(struct kwq *q)
 
 /**
  * wq_registry_list() - snapshot of the named queues the caller may open
+ * @ipc: the IPC namespace of the caller's /dev/wq file
  * @infos: room for @cap zeroed entries
  * @cap: capacity of @infos
- * @total: set to the number of named queues of the caller's IPC namespace
- *	it may open (all of them with CAP_IPC_OWNER over the namespace)
+ * @total: set to the number of named queues of @ipc the caller may open
+ *	(all of them with CAP_IPC_OWNER over the namespace)
  *
  * Context: process context; sleeps.
  * Return: the number of entries filled in.
  */
-int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
+int wq_registry_list(struct wq_ipc *ipc, struct wq_queue_info *infos, u32 cap,
+		     u32 *total)
 {
-	struct wq_ipc *ipc;
 	struct kwq *q;
 	bool all;
 	u32 n = 0;
 
 	*total = 0;
 	mutex_lock(&wq_registry_lock);
-	ipc = wq_ipc_find_locked(wq_current_ipc_ns());
-	if (!ipc)
-		goto out;
-	all = ns_capable_noaudit(wq_ipc_user_ns(ipc->ns), CAP_IPC_OWNER);
+	all = ns_capable_noaudit(wq_ipc_user_ns(ipc), CAP_IPC_OWNER);
 	list_for_each_entry(q, &ipc->queues, ipc_node) {
 		if (!all && !wq_mode_allows(q, MAY_READ) &&
 		    !wq_mode_allows(q, MAY_WRITE))
@@ -437,9 +357,36 @@ int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total)
 		if (n < cap)
 			wq_queue_info_fill(q, &infos[n++]);
 	}
-out:
 	mutex_unlock(&wq_registry_lock);
 	return n;
+}
+
+/* What the debugfs listing walks the namespaces with. */
+struct wq_debugfs_walk {
+	struct seq_file *m;
+	struct wq_queue_info *info;	/* scratch, too big for the stack */
+};
+
+/* One namespace's lines of the debugfs listing (wq_ipc_walk_locked()). */
+static void wq_debugfs_show_ns(struct wq_ipc *ipc, void *arg)
+{
+	struct wq_debugfs_walk *w = arg;
+	struct wq_queue_info *info = w->info;
+	struct seq_file *m = w->m;
+	struct kwq *q;
+
+	list_for_each_entry(q, &ipc->queues, ipc_node) {
+		memset(info, 0, sizeof(*info));
+		kwq_stats_fill(q, info);
+		seq_printf(m, "%s %u %u %u %u %s %u %u %04o %llu\n", q->name,
+			   wq_ipc_inum(ipc), info->queued, info->processing,
+			   info->waiting,
+			   (info->state & WQ_STATE_DRAINING) ? "draining" :
+			   (info->state & WQ_STATE_SHUTTING_DOWN) ? "yes" :
+			   "no",
+			   from_kuid(&init_user_ns, q->uid),
+			   from_kgid(&init_user_ns, q->gid), q->mode, q->id);
+	}
 }
 
 /**
@@ -458,32 +405,16 @@ out:
  */
 static int wq_debugfs_queues_show(struct seq_file *m, void *unused)
 {
-	struct wq_queue_info *info;
-	struct wq_ipc *ipc;
-	struct kwq *q;
-	int bkt;
+	struct wq_debugfs_walk w = { .m = m };
 
-	info = kmalloc(sizeof(*info), GFP_KERNEL);
-	if (!info)
+	w.info = kmalloc(sizeof(*w.info), GFP_KERNEL);
+	if (!w.info)
 		return -ENOMEM;
 	seq_puts(m, "NAME IPCNS QUEUED PROCESSING WAITING SHUTDOWN UID GID MODE ID\n");
 	mutex_lock(&wq_registry_lock);
-	hash_for_each(wq_ipcs, bkt, ipc, node) {
-		list_for_each_entry(q, &ipc->queues, ipc_node) {
-			memset(info, 0, sizeof(*info));
-			kwq_stats_fill(q, info);
-			seq_printf(m, "%s %u %u %u %u %s %u %u %04o %llu\n", q->name,
-				   ipc->ns ? ipc->ns->ns.inum : 0, info->queued,
-				   info->processing, info->waiting,
-				   (info->state & WQ_STATE_DRAINING) ? "draining" :
-				   (info->state & WQ_STATE_SHUTTING_DOWN) ? "yes" :
-				   "no",
-				   from_kuid(&init_user_ns, q->uid),
-				   from_kgid(&init_user_ns, q->gid), q->mode, q->id);
-		}
-	}
+	wq_ipc_walk_locked(wq_debugfs_show_ns, &w);
 	mutex_unlock(&wq_registry_lock);
-	kfree(info);
+	kfree(w.info);
 	return 0;
 }
 
@@ -512,25 +443,33 @@ void wq_registry_debugfs_exit(void)
 	debugfs_remove_recursive(wq_debugfs_dir);
 }
 
-/*
- * Unlink @ipc's queues (@ipc is freed with the last) onto @dead, with the
- * registry's references, for wq_put_dead() once the lock is dropped.
+/**
+ * wq_registry_unlink_all_locked() - unlink every name of a namespace
+ * @ipc: the namespace's entry
+ * @dead: gets the queues, with the registry's references, for
+ *	wq_registry_put_dead() once the lock is dropped
+ *
+ * Context: wq_registry_lock held.
  */
-static void wq_ipc_destroy_locked(struct wq_ipc *ipc, struct list_head *dead)
+void wq_registry_unlink_all_locked(struct wq_ipc *ipc, struct list_head *dead)
 {
 	struct kwq *q, *tmp;
 
+	lockdep_assert_held(&wq_registry_lock);
 	list_for_each_entry_safe(q, tmp, &ipc->queues, ipc_node) {
-		bool last = list_is_last(&q->ipc_node, &ipc->queues);
-
 		wq_unlink_locked(q);
 		list_add_tail(&q->ipc_node, dead);	/* unused once unlinked */
-		if (last)
-			break;			/* @ipc is gone */
 	}
 }
 
-static void wq_put_dead(struct list_head *dead)
+/**
+ * wq_registry_put_dead() - drop the registry's references of unlinked
+ * queues
+ * @dead: from wq_registry_unlink_all_locked()
+ *
+ * Context: process context, no lock held (freeing keys takes time).
+ */
+void wq_registry_put_dead(struct list_head *dead)
 {
 	struct kwq *q, *tmp;
 
@@ -540,49 +479,18 @@ static void wq_put_dead(struct list_head *dead)
 	}
 }
 
-/*
- * The delayed work: destroy the queues of every namespace only wq still
- * references, and come back while other namespaces have queues.
- */
-static void wq_ipc_reap(struct work_struct *work)
-{
-	bool again = false;
-	struct hlist_node *tmp;
-	struct wq_ipc *ipc;
-	LIST_HEAD(dead);
-	int bkt;
-
-	mutex_lock(&wq_registry_lock);
-	hash_for_each_safe(wq_ipcs, bkt, tmp, ipc, node) {
-		if (ipc->ns == wq_init_ipc_ns())
-			continue;
-		if (wq_ipc_ns_only_ours(ipc->ns, 1))
-			wq_ipc_destroy_locked(ipc, &dead);
-		else
-			again = true;
-	}
-	if (again)
-		schedule_delayed_work(&wq_reap_work, WQ_REAP_INTERVAL);
-	mutex_unlock(&wq_registry_lock);
-	wq_put_dead(&dead);
-}
-
 /**
  * wq_registry_exit() - destroy every named queue (module unload)
  *
- * Context: process context, no handle open (the device pins the module).
+ * Context: process context, no /dev/wq file open (they pin the module):
+ * only the initial namespace's entry can have names.
  */
 void wq_registry_exit(void)
 {
-	struct hlist_node *tmp;
-	struct wq_ipc *ipc;
 	LIST_HEAD(dead);
-	int bkt;
 
-	cancel_delayed_work_sync(&wq_reap_work);
 	mutex_lock(&wq_registry_lock);
-	hash_for_each_safe(wq_ipcs, bkt, tmp, ipc, node)
-		wq_ipc_destroy_locked(ipc, &dead);
+	wq_registry_unlink_all_locked(wq_ipc_kernel(), &dead);
 	mutex_unlock(&wq_registry_lock);
-	wq_put_dead(&dead);
+	wq_registry_put_dead(&dead);
 }

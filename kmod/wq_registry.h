@@ -1,38 +1,45 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Named queues: a registry per IPC namespace, like POSIX message queues'
- * (wq_registry.c says how namespaces and kernel names work). A queue
- * lives from create until destroy (and after destroy until its last handle
- * is closed); handles find it by name.
+ * (wq_ipc.h says how namespaces work, wq_registry.c the kernel's names).
+ * A queue lives from create until destroy (and after destroy until its
+ * last handle is closed), or until its namespace's last /dev/wq file is
+ * closed; handles find it by name.
  */
 #ifndef _WQ_REGISTRY_H
 #define _WQ_REGISTRY_H
+
+#include <linux/mutex.h>
 
 #include "wq_queue.h"
 
 /* Whose quota a new queue is charged to (wq_quota.h). */
 enum wq_budget {
-	WQ_BUDGET_USER,		/* the caller's (wq_quota_uid()) */
+	WQ_BUDGET_USER,		/* the caller's (wq_quota_get()) */
 	WQ_BUDGET_KERNEL,	/* the kernel API's */
 };
 
-struct ipc_namespace;
-struct seq_file;
+struct wq_ipc;
 
-struct ipc_namespace *wq_current_ipc_ns(void);
-struct ipc_namespace *wq_kernel_ipc_ns(void);
-int wq_registry_new(struct ipc_namespace *ns, const char *name,
+extern struct mutex wq_registry_lock;
+
+u32 wq_registry_max_queues(const struct wq_ipc *ipc);
+int wq_registry_new(struct wq_ipc *ipc, const char *name,
 		    u32 max_items, u32 max_tracked,
 		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
 		    kgid_t gid, enum wq_budget budget, gfp_t gfp,
 		    struct kwq **qp);
-int wq_registry_create(const struct wq_create *args, struct kwq **qp);
-int wq_registry_open(struct ipc_namespace *ns, const char *name, int access,
+int wq_registry_create(struct wq_ipc *ipc, const struct wq_create *args,
+		       struct kwq **qp);
+int wq_registry_open(struct wq_ipc *ipc, const char *name, int access,
 		     struct kwq **qp);
-int wq_registry_unlink(struct ipc_namespace *ns, const char *name,
+int wq_registry_unlink(struct wq_ipc *ipc, const char *name,
 		       bool check_owner);
 int wq_registry_unlink_queue(struct kwq *q);
-int wq_registry_list(struct wq_queue_info *infos, u32 cap, u32 *total);
+int wq_registry_list(struct wq_ipc *ipc, struct wq_queue_info *infos, u32 cap,
+		     u32 *total);
+void wq_registry_unlink_all_locked(struct wq_ipc *ipc, struct list_head *dead);
+void wq_registry_put_dead(struct list_head *dead);
 void wq_registry_debugfs_init(void);
 void wq_registry_debugfs_exit(void);
 void wq_registry_exit(void);

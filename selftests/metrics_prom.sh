@@ -109,7 +109,8 @@ if [ -r "$D" ]; then
 		awk 'NR > 1 { print \$1 }' '$D' | sort >'$TMP/l2.$$'
 		cmp -s '$TMP/l1.$$' '$TMP/l2.$$'"
 	if unshare -i true 2>/dev/null; then
-		unshare -i sh -c "'$WQCTL' create nsq.$$ && sleep 3" &
+		# fd 3 keeps the namespace's names: they go with its last file
+		unshare -i sh -c "exec 3</dev/wq; '$WQCTL' create nsq.$$ && sleep 3" &
 		pid=$!
 		sleep 1
 		check "debugfs: another IPC namespace's queue, its own inode" sh -c "

@@ -2,20 +2,27 @@
 /*
  * IPC namespaces (doc/security.md: named queues belong to the IPC
  * namespace of their creator): another namespace neither sees, opens nor
- * destroys a queue and may reuse its name; a namespace that goes away takes
- * its queues with it, and one that is alive keeps them; names beginning
- * with "kernel." are the kernel API's. The other namespaces are made by
- * children with unshare(CLONE_NEWIPC).
+ * destroys a queue and may reuse its name; a /dev/wq file belongs to the
+ * namespace it was opened in, wherever it is used later; a namespace's
+ * queues go when its last /dev/wq file is closed, and nothing of the
+ * namespace (its System V objects) outlives that; ns_max_queues bounds
+ * each namespace; names beginning with "kernel." are the kernel API's.
+ * The other namespaces are made by children with unshare(CLONE_NEWIPC).
  */
 #include "wq_test_util.h"
 #include "wq_test_ioctl.h"
 #include "wq_test_users.h"
+#include "wq_test_files.h"
 
 #include <sched.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 
 FIXTURE(ns) {
 	char name[WQ_NAME_MAX];
 	int fd;
+	unsigned long ns_max, max;
 };
 
 FIXTURE_SETUP(ns)
@@ -24,6 +31,10 @@ FIXTURE_SETUP(ns)
 		SKIP(return, "/dev/wq missing (module not loaded)");
 	if (access("/proc/self/ns/ipc", F_OK))
 		SKIP(return, "no IPC namespaces in this kernel");
+	self->ns_max = wqt_param_get("ns_max_queues");
+	ASSERT_NE(0, self->ns_max);
+	self->max = wqt_param_get("max_queues");
+	ASSERT_NE(0, self->max);
 	wqt_name(self->name, "ns");
 	self->fd = wq_create(self->name, NULL);
 	ASSERT_GE(self->fd, 0);
@@ -33,6 +44,10 @@ FIXTURE_SETUP(ns)
 FIXTURE_TEARDOWN(ns)
 {
 	wqt_reap_all();
+	if (self->ns_max)
+		wqt_param_set("ns_max_queues", self->ns_max);
+	if (self->max)
+		wqt_param_set("max_queues", self->max);
 	if (self->fd >= 0) {
 		wq_destroy(self->name);
 		wq_close(self->fd);
@@ -44,9 +59,11 @@ static int in_new_ns(void *arg)
 {
 	const char *name = arg;
 	struct wq_stats st[4];
-	int fd;
+	int fd, keep;
 
 	CHILD_CHECK(unshare(CLONE_NEWIPC) == 0);
+	keep = raw_open_dev();		/* keeps the names (see below) */
+	CHILD_CHECK(keep >= 0);
 	CHILD_CHECK(wq_open(name) == -ENOENT);
 	CHILD_CHECK(wq_open_flags(name, O_RDONLY) == -ENOENT);
 	CHILD_CHECK(wq_destroy(name) == -ENOENT);
@@ -66,6 +83,7 @@ static int in_new_ns(void *arg)
 	CHILD_CHECK(fd >= 0);
 	CHILD_CHECK(wq_len(fd) == 2);
 	wq_close(fd);
+	close(keep);
 	return 0;
 }
 
@@ -90,61 +108,329 @@ TEST_F(ns, other_namespace_neither_sees_nor_opens)
 	EXPECT_EQ(1, found);
 }
 
-struct creator {
-	int dev;			/* an unbound /dev/wq handle, shared */
-	struct handshake hs;
-};
-
 /*
- * Makes a queue in a new IPC namespace on the shared handle, tells the
- * parent, waits for its word, exits: the namespace then has no task left.
+ * A namespace's names live while a /dev/wq file opened in it is open: with
+ * the last one closed (a handle of the queue included) they are gone, and
+ * the namespace starts again with none.
  */
-static int create_and_exit(void *arg)
+static int names_go_with_last_file(void *arg)
 {
-	struct creator *c = arg;
+	const char *name = arg;
+	int fd, keep;
 
 	CHILD_CHECK(unshare(CLONE_NEWIPC) == 0);
-	CHILD_CHECK(raw_create(c->dev, "nsgone", NULL, 0, 0) == 0);
-	CHILD_CHECK(ADD(c->dev, "left") == 0);
-	CHILD_CHECK(hs_send(c->hs.up[1]) == 0);
-	CHILD_CHECK(hs_recv(c->hs.down[0]) == 0);
+	fd = wq_create(name, NULL);
+	CHILD_CHECK(fd >= 0);
+	CHILD_CHECK(ADD(fd, "k") == 0);
+	wq_close(fd);				/* the namespace's only file */
+	CHILD_CHECK(wq_open(name) == -ENOENT);
+
+	keep = raw_open_dev();
+	CHILD_CHECK(keep >= 0);
+	fd = wq_create(name, NULL);		/* the name is free again */
+	CHILD_CHECK(fd >= 0);
+	CHILD_CHECK(wq_len(fd) == 0);
+	CHILD_CHECK(ADD(fd, "k") == 0);
+	wq_close(fd);				/* keep still open: it stays */
+	fd = wq_open(name);
+	CHILD_CHECK(fd >= 0);
+	CHILD_CHECK(wq_len(fd) == 1);
+	close(keep);				/* fd is a file of it too */
+	keep = wq_open(name);
+	CHILD_CHECK(keep >= 0);
+	wq_close(keep);
+	wq_close(fd);				/* the last one */
+	CHILD_CHECK(wq_open(name) == -ENOENT);
 	return 0;
 }
 
-static int unlinked(int fd)
+TEST_F(ns, names_go_with_the_last_file)
 {
-	struct wq_stats st;
-
-	return wq_stat(fd, &st) ? -1 : st.unlinked;
+	EXPECT_EQ(0, wqt_wait_child(wqt_spawn(names_go_with_last_file,
+					      self->name), 30000));
+	EXPECT_EQ(1, wq_len(self->fd));		/* ours untouched */
 }
 
-TEST_F(ns, namespace_going_away_destroys_its_queues)
+/* ---- what outlives a namespace -------------------------------------- */
+
+#define SHM_BYTES	(64 << 20)
+
+/* /proc/meminfo's Shmem (System V segments are there), in KiB; -1 if none. */
+static long shmem_kb(void)
 {
-	struct creator c;
-	int64_t end;
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Shmem: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Waits up to ms for Shmem to be below kb; its last value. */
+static long shmem_below(long kb, int ms)
+{
+	int64_t end = wqt_now_ms() + ms;
+	long now;
+
+	while ((now = shmem_kb()) >= kb && wqt_now_ms() < end)
+		wqt_sleep_ms(50);
+	return now;
+}
+
+/* Is name listed in /sys/kernel/debug/wq/queues with namespace inum? */
+static int debugfs_lists(const char *name, unsigned long inum)
+{
+	char line[512], n[WQ_NAME_MAX + 1];
+	unsigned long i;
+	int found = 0;
+	FILE *f = fopen("/sys/kernel/debug/wq/queues", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%64s %lu", n, &i) == 2 && !strcmp(n, name) &&
+		    i == inum)
+			found++;
+	fclose(f);
+	return found;
+}
+
+/*
+ * In a new IPC namespace: a System V segment that outlives every process
+ * (never removed), touched so Shmem counts it, and a /dev/wq file.
+ */
+struct nsdev {
+	struct handshake hs;
+	int fd;			/* the child's /dev/wq descriptor (or -1) */
+	int share;		/* leave it open for the parent to take */
+};
+
+static int make_ns(void *arg)
+{
+	struct nsdev *d = arg;
+	char *p;
+	int id;
+
+	CHILD_CHECK(unshare(CLONE_NEWIPC) == 0);
+	id = shmget(IPC_PRIVATE, SHM_BYTES, IPC_CREAT | 0600);
+	CHILD_CHECK(id >= 0);
+	p = shmat(id, NULL, 0);
+	CHILD_CHECK(p != (void *)-1);
+	memset(p, 1, SHM_BYTES);
+	CHILD_CHECK(shmdt(p) == 0);
+	d->fd = wq_create("nsq", NULL);
+	CHILD_CHECK(d->fd >= 0);
+	CHILD_CHECK(ADD(d->fd, "left") == 0);
+	if (!d->share)
+		wq_close(d->fd);
+	CHILD_CHECK(write(d->hs.up[1], &d->fd, sizeof(d->fd)) ==
+		    sizeof(d->fd));
+	CHILD_CHECK(hs_recv(d->hs.down[0]) == 0);	/* parent took it */
+	return 0;
+}
+
+/*
+ * Starts make_ns() and waits for its word: its pid (-1 on failure), its
+ * namespace's inode in nsst, its /dev/wq descriptor number in d->fd.
+ */
+static pid_t ns_start(struct nsdev *d, struct stat *nsst)
+{
+	char path[64];
 	pid_t pid;
 
-	c.dev = raw_open_dev();
-	ASSERT_GE(c.dev, 0);
-	ASSERT_EQ(0, hs_init(&c.hs));
-	pid = wqt_spawn(create_and_exit, &c);
+	if (hs_init(&d->hs))
+		return -1;
+	pid = wqt_spawn(make_ns, d);
+	if (pid < 0 ||
+	    read(d->hs.up[0], &d->fd, sizeof(d->fd)) != sizeof(d->fd))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/ns/ipc", (int)pid);
+	return stat(path, nsst) ? -1 : pid;
+}
+
+/* Shmem with the segment, and after it is gone, from the value before. */
+#define SHM_HELD(before)	((before) + SHM_BYTES / 1024 * 3 / 4)
+#define SHM_GONE(before)	((before) + SHM_BYTES / 1024 / 4)
+
+/*
+ * A namespace whose last process exited with no /dev/wq file left goes at
+ * once, its System V objects with it: wq keeps nothing of it alive.
+ */
+TEST_F(ns, nothing_outlives_the_last_file)
+{
+	struct nsdev d = { .share = 0 };
+	struct stat nsst;
+	long before;
+	pid_t pid;
+
+	before = shmem_kb();
+	if (before < 0)
+		SKIP(return, "no Shmem in /proc/meminfo");
+	pid = ns_start(&d, &nsst);
 	ASSERT_GT(pid, 0);
-	ASSERT_EQ(0, hs_recv(c.hs.up[0]));
-
-	/* alive (a task is in it): kept past the reaper's 1 s period */
-	wqt_sleep_ms(2500);
-	EXPECT_EQ(0, unlinked(c.dev));
-	EXPECT_EQ(-ENOENT, wq_open("nsgone"));	/* and not ours */
-
-	ASSERT_EQ(0, hs_send(c.hs.down[1]));
+	EXPECT_GE(shmem_kb(), SHM_HELD(before));
+	ASSERT_EQ(0, hs_send(d.hs.down[1]));
 	EXPECT_EQ(0, wqt_wait_child(pid, 30000));
-	end = wqt_now_ms() + 30000;
-	while (unlinked(c.dev) == 0 && wqt_now_ms() < end)
-		wqt_sleep_ms(50);
-	EXPECT_EQ(1, unlinked(c.dev));
-	/* destroyed but open, as after wq_destroy: the key is still there */
-	EXPECT_EQ(1, wq_len(c.dev));
-	close(c.dev);
+	/* freed by the kernel's own work once the last reference went */
+	EXPECT_LT(shmem_below(SHM_GONE(before), 30000), SHM_GONE(before));
+	EXPECT_EQ(0, debugfs_lists("nsq", nsst.st_ino) > 0 ? 1 : 0);
+}
+
+/*
+ * A /dev/wq file belongs to the namespace it was opened in, used anywhere
+ * later (here passed to the parent with pidfd_getfd(), the namespace's
+ * last process gone): it pins the namespace, its calls see that
+ * namespace's names, and its close takes the namespace's queues and the
+ * namespace with it.
+ */
+TEST_F(ns, a_file_keeps_its_namespace)
+{
+	struct nsdev d = { .share = 1 };
+	struct stat nsst;
+	int pidfd, dev, fd;
+	long before;
+	pid_t pid;
+
+	before = shmem_kb();
+	if (before < 0)
+		SKIP(return, "no Shmem in /proc/meminfo");
+	pid = ns_start(&d, &nsst);
+	ASSERT_GT(pid, 0);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	ASSERT_GE(pidfd, 0);
+	dev = (int)syscall(SYS_pidfd_getfd, pidfd, d.fd, 0);
+	ASSERT_GE(dev, 0) TH_LOG("pidfd_getfd: %s", strerror(errno));
+	close(pidfd);
+	ASSERT_EQ(0, hs_send(d.hs.down[1]));
+	EXPECT_EQ(0, wqt_wait_child(pid, 30000));
+
+	/* no task is in the namespace; the file holds it, and its queue */
+	wqt_sleep_ms(500);
+	EXPECT_GE(shmem_kb(), SHM_HELD(before));
+	EXPECT_EQ(1, wq_len(dev));
+	EXPECT_EQ(-ENOENT, wq_open("nsq"));		/* not ours */
+	if (debugfs_lists("nsq", nsst.st_ino) >= 0)
+		EXPECT_EQ(1, debugfs_lists("nsq", nsst.st_ino));
+
+	/* the parent's own files see the parent's names: "nsq" is free */
+	fd = wq_create("nsq", NULL);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(0, wq_len(fd));
+	EXPECT_EQ(0, wq_destroy("nsq"));
+	wq_close(fd);
+
+	close(dev);
+	EXPECT_LT(shmem_below(SHM_GONE(before), 30000), SHM_GONE(before));
+	EXPECT_EQ(0, debugfs_lists("nsq", nsst.st_ino) > 0 ? 1 : 0);
+}
+
+/* ---- ns_max_queues ---------------------------------------------------- */
+
+#define NS_MAX	3
+
+struct filler {
+	struct handshake hs;
+	int drop;		/* run as UID_A (no CAP_SYS_RESOURCE) */
+};
+
+/*
+ * In a new IPC namespace, as UID_A (or root): NS_MAX queues, then -ENOSPC
+ * (root: a fourth); tells the parent and holds them until its word.
+ */
+static int fill_ns(void *arg)
+{
+	struct filler *f = arg;
+	struct wq_module_info mi;
+	char name[WQ_NAME_MAX];
+	int fd[NS_MAX + 1], i;
+
+	CHILD_CHECK(unshare(CLONE_NEWIPC) == 0);
+	if (f->drop)
+		CHILD_CHECK(drop_to(UID_A) == 0);
+	CHILD_CHECK(raw_module_info(&mi) == 0);
+	CHILD_CHECK(mi.max_queues == NS_MAX);	/* this namespace's limit */
+	for (i = 0; i < NS_MAX; i++) {
+		snprintf(name, sizeof(name), "nsmax.%d", i);
+		fd[i] = wq_create(name, NULL);
+		CHILD_CHECK(fd[i] >= 0);
+	}
+	if (f->drop) {
+		CHILD_CHECK(wq_create("nsmax.x", NULL) == -ENOSPC);
+		CHILD_CHECK(wq_open("nsmax.x") == -ENOENT);	/* nothing made */
+		CHILD_CHECK(wq_destroy("nsmax.0") == 0);	/* room again */
+		wq_close(fd[0]);
+		fd[0] = wq_create("nsmax.x", NULL);
+		CHILD_CHECK(fd[0] >= 0);
+	} else {
+		fd[NS_MAX] = wq_create("nsmax.x", NULL);	/* the admin's */
+		CHILD_CHECK(fd[NS_MAX] >= 0);
+	}
+	CHILD_CHECK(hs_send(f->hs.up[1]) == 0);
+	CHILD_CHECK(hs_recv(f->hs.down[0]) == 0);
+	return 0;
+}
+
+/* In the initial namespace, as UID_A: two queues, then -ENOSPC. */
+static int fill_two(void *arg)
+{
+	int fd[2], i;
+
+	(void)arg;
+	fd[0] = wq_create("nsmax.host.0", NULL);
+	fd[1] = wq_create("nsmax.host.1", NULL);
+	CHILD_CHECK(fd[0] >= 0 && fd[1] >= 0);
+	CHILD_CHECK(wq_create("nsmax.host.2", NULL) == -ENOSPC);
+	for (i = 0; i < 2; i++)
+		wq_close(fd[i]);
+	CHILD_CHECK(wq_destroy("nsmax.host.0") == 0);
+	CHILD_CHECK(wq_destroy("nsmax.host.1") == 0);
+	return 0;
+}
+
+/*
+ * Each namespace other than the initial one has ns_max_queues names: a
+ * full one does not take another's, nor the initial namespace's.
+ */
+TEST_F(ns, ns_max_queues_bounds_each_namespace)
+{
+	struct filler f1 = { .drop = 1 }, f2 = { .drop = 1 }, f3 = { .drop = 0 };
+	pid_t p1, p2, p3;
+
+	ASSERT_EQ(0, wqt_param_set("ns_max_queues", NS_MAX));
+	ASSERT_EQ(0, hs_init(&f1.hs));
+	ASSERT_EQ(0, hs_init(&f2.hs));
+	ASSERT_EQ(0, hs_init(&f3.hs));
+	p1 = wqt_spawn(fill_ns, &f1);
+	ASSERT_GT(p1, 0);
+	close(f1.hs.up[1]);		/* a child that fails ends the wait */
+	ASSERT_EQ(0, hs_recv(f1.hs.up[0]));
+	/* while the first is full: another namespace has its own share */
+	p2 = wqt_spawn(fill_ns, &f2);
+	ASSERT_GT(p2, 0);
+	close(f2.hs.up[1]);
+	ASSERT_EQ(0, hs_recv(f2.hs.up[0]));
+	/* root (CAP_SYS_RESOURCE) past it, as past max_queues */
+	p3 = wqt_spawn(fill_ns, &f3);
+	ASSERT_GT(p3, 0);
+	close(f3.hs.up[1]);
+	ASSERT_EQ(0, hs_recv(f3.hs.up[0]));
+	/*
+	 * and the initial namespace has its own limit (max_queues), which
+	 * the containers' 10 queues do not count against
+	 */
+	ASSERT_EQ(0, wqt_param_set("max_queues", wq_list(NULL, 0) + 2));
+	EXPECT_EQ(0, as_user(UID_A, fill_two, NULL));
+	EXPECT_EQ(0, hs_send(f1.hs.down[1]));
+	EXPECT_EQ(0, hs_send(f2.hs.down[1]));
+	EXPECT_EQ(0, hs_send(f3.hs.down[1]));
+	EXPECT_EQ(0, wqt_wait_child(p1, 30000));
+	EXPECT_EQ(0, wqt_wait_child(p2, 30000));
+	EXPECT_EQ(0, wqt_wait_child(p3, 30000));
 }
 
 /* Names beginning with "kernel." are the kernel API's: no user makes one. */

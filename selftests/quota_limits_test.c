@@ -2,8 +2,9 @@
 /*
  * Quotas, the other limits (the budgets: quota_test.c; the fixture:
  * wq_test_quota.h): a user's budget shared by the user namespaces it
- * makes, the global max_queues, memory cgroups, and the unprivileged
- * ceilings of a queue's attributes.
+ * makes, a container's (a user namespace root made) one budget whatever
+ * uids it maps, the global max_queues, memory cgroups, and the
+ * unprivileged ceilings of a queue's attributes.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -85,6 +86,128 @@ TEST_F(quota, user_namespaces_share_the_budget)
 	r = wqt_wait_child(pid, 60000);
 	/* the child's names: its queues were charged to UID_A */
 	wqt_destroy_tagged("ns", (int)pid);
+	if (r == 125)
+		SKIP(return, "no user namespaces in this kernel");
+	EXPECT_EQ(0, r);
+}
+
+/* ---- containers: a user namespace root made --------------------------- */
+
+#define CT_BASE	200000	/* the container's uid 0 on the host */
+#define CT_UIDS	8	/* the uids of the container that create */
+#define CT_MAX	3	/* user_max_queues in the test */
+
+/* As uid in the container: one queue; the result of wq_create. */
+static int ct_create_as(uid_t uid)
+{
+	char name[WQ_NAME_MAX];
+	pid_t pid;
+	int fd, status;
+
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(126);
+		qname_of(name, "ct", (int)getppid(), (int)uid);
+		fd = wq_create(name, NULL);
+		_exit(fd >= 0 ? 0 : -fd);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return -WEXITSTATUS(status);
+}
+
+/*
+ * Root made the user namespace (a container): its uids, however many it
+ * maps, are one budget. Uids 0..CT_UIDS-1 of the container create a queue
+ * each: the first CT_MAX do, the others get -EDQUOT; a key one uid adds
+ * shows in what another is charged.
+ */
+static int in_container(void *p)
+{
+	struct handshake *h = p;
+	struct wq_module_info mi;
+	char name[WQ_NAME_MAX];
+	int fd, uid;
+
+	if (unshare(CLONE_NEWUSER))
+		return 125;			/* no user namespaces here */
+	CHILD_CHECK(hs_send(h->up[1]) == 0);
+	CHILD_CHECK(hs_recv(h->down[0]) == 0);	/* mapped */
+	CHILD_CHECK(setresgid(0, 0, 0) == 0 && setresuid(0, 0, 0) == 0);
+	for (uid = 0; uid < CT_UIDS; uid++)
+		CHILD_CHECK(ct_create_as(uid) == (uid < CT_MAX ? 0 : -EDQUOT));
+	CHILD_CHECK(raw_module_info(&mi) == 0);
+	CHILD_CHECK(mi.user_queues == CT_MAX);
+	CHILD_CHECK(mi.user_key_bytes == 0);
+	qname(name, "ct", 0);
+	fd = wq_open(name);			/* uid 0's queue */
+	CHILD_CHECK(fd >= 0);
+	CHILD_CHECK(ADD(fd, "0123456789") == 0);
+	wq_close(fd);
+	if (fork() == 0)			/* uid 7: the same budget */
+		_exit(setresuid(7, 7, 7) || raw_module_info(&mi) ||
+		      mi.user_queues != CT_MAX ||
+		      mi.user_key_bytes != 10 + mi.key_cost);
+	CHILD_CHECK(wait(&fd) > 0 && WIFEXITED(fd) && !WEXITSTATUS(fd));
+	CHILD_CHECK(hs_send(h->up[1]) == 0);	/* full: the host's turn */
+	CHILD_CHECK(hs_recv(h->down[0]) == 0);
+	return 0;
+}
+
+/* A host user's own budget: CT_MAX queues. */
+static int host_user_fills(void *arg)
+{
+	char name[WQ_NAME_MAX];
+	int fd[CT_MAX], i;
+
+	(void)arg;
+	for (i = 0; i < CT_MAX; i++) {
+		qname(name, "host", i);
+		fd[i] = wq_create(name, NULL);
+		CHILD_CHECK(fd[i] >= 0);
+	}
+	qname(name, "host", CT_MAX);
+	CHILD_CHECK(wq_create(name, NULL) == -EDQUOT);
+	for (i = 0; i < CT_MAX; i++) {
+		qname(name, "host", i);
+		CHILD_CHECK(wq_destroy(name) == 0);
+		wq_close(fd[i]);
+	}
+	return 0;
+}
+
+TEST_F(quota, a_container_is_one_budget)
+{
+	char path[64], map[64], name[WQ_NAME_MAX];
+	struct handshake h;
+	pid_t pid;
+	int r, uid;
+
+	ASSERT_EQ(0, wqt_param_set("user_max_queues", CT_MAX));
+	ASSERT_EQ(0, hs_init(&h));
+	pid = wqt_spawn(in_container, &h);
+	ASSERT_GT(pid, 0);
+	close(h.up[1]);		/* a child that fails early ends the wait */
+	if (hs_recv(h.up[0]) == 0) {
+		snprintf(map, sizeof(map), "0 %d 65536\n", CT_BASE);
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+		EXPECT_EQ(0, wqt_write_file(path, map));
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+		EXPECT_EQ(0, wqt_write_file(path, map));
+		EXPECT_EQ(0, hs_send(h.down[1]));
+	}
+	if (hs_recv(h.up[0]) == 0) {
+		/* the container is full; the host's users are not */
+		EXPECT_EQ(0, as_user(UID_B, host_user_fills, NULL));
+		EXPECT_EQ(0, hs_send(h.down[1]));
+	}
+	r = wqt_wait_child(pid, 60000);
+	for (uid = 0; uid < CT_UIDS; uid++) {
+		qname_of(name, "ct", (int)pid, uid);
+		EXPECT_EQ(uid < CT_MAX ? 0 : -ENOENT, wq_destroy(name));
+	}
 	if (r == 125)
 		SKIP(return, "no user namespaces in this kernel");
 	EXPECT_EQ(0, r);

@@ -31,6 +31,10 @@
  *   drain) fails with -EINTR when a signal handler runs, or is restarted
  *   if the handler has SA_RESTART (a drain never is: see struct
  *   wq_shutdown).
+ * - Names belong to IPC namespaces: a /dev/wq file sees the names of the
+ *   IPC namespace of the task that opened it, wherever it is used later.
+ *   The named queues of a namespace other than the initial one are
+ *   destroyed when the last /dev/wq file opened in it is closed.
  * - A bound handle works with poll(), select() and epoll (level- and
  *   edge-triggered): EPOLLIN when a GET would not block (a key is queued,
  *   or the queue is shutting down and empty), EPOLLOUT when an ADD of a
@@ -163,9 +167,10 @@ struct wq_limiter {
  * open for reading and writing), -EINVAL (a bad name, mode or limiter,
  * @max_items or @max_tracked above the module's limit, or above its
  * unprivileged ceiling without CAP_SYS_RESOURCE), -EACCES (a
- * WQ_KERNEL_PREFIX name), -EEXIST (the name is taken in the caller's IPC
- * namespace), -ENOSPC (max_queues named queues exist; not with
- * CAP_SYS_RESOURCE), -EDQUOT (the caller's queue budget), -ENOMEM.
+ * WQ_KERNEL_PREFIX name), -EEXIST (the name is taken in the handle's IPC
+ * namespace), -ENOSPC (the handle's IPC namespace has its most named
+ * queues: wq_module_info.max_queues; not with CAP_SYS_RESOURCE), -EDQUOT
+ * (the caller's queue budget), -ENOMEM.
  */
 struct wq_create {
 	__u32 flags;
@@ -193,7 +198,7 @@ struct wq_create {
  * been opened with the access asked for (CREATE: both), else -EBADF.
  *
  * Errors: OPEN: -EBUSY (the handle is bound already), -EBADF (the file's
- * access), -ENOENT (no queue of that name in the caller's IPC namespace),
+ * access), -ENOENT (no queue of that name in the handle's IPC namespace),
  * -EACCES (the queue's mode does not give the access asked, and no
  * CAP_IPC_OWNER). DESTROY: -ENOENT, -EACCES (not the owner, and no
  * CAP_IPC_OWNER).
@@ -462,7 +467,9 @@ struct wq_list {
  * struct wq_module_info - WQ_IOC_MODULE_INFO: what this module supports
  * @abi_version: WQ_ABI_VERSION of the module
  * @key_max: WQ_KEY_MAX
- * @max_queues: most named queues
+ * @max_queues: most named queues of the handle's IPC namespace (the
+ *	module's max_queues, or ns_max_queues in a namespace other than the
+ *	initial one)
  * @default_max_items: max_items used when a queue is created with 0
  * @max_items_limit: largest max_items (and max_tracked) accepted
  * @limiter_terms_max: WQ_LIMITER_TERMS_MAX

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * IPC namespaces: the registry's entry for each namespace wq is used in,
+ * and how it pins the namespace. See wq_ipc.h.
+ */
+#include <linux/err.h>
+#include <linux/hashtable.h>
+#include <linux/ipc_namespace.h>
+#include <linux/mutex.h>
+#include <linux/nsproxy.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include "wq_compat.h"
+#include "wq_ipc.h"
+#include "wq_registry.h"
+
+/*
+ * The table of entries and their file counts. Taken alone by every open
+ * and close of /dev/wq (misc_open() holds the misc devices' mutex around
+ * ours: never hold this long), and inside wq_registry_lock by the walks.
+ */
+static DEFINE_MUTEX(wq_ipc_lock);
+static DEFINE_HASHTABLE(wq_ipcs, 6);
+
+/* The initial namespace's entry: never in the table, never freed. */
+static struct wq_ipc wq_ipc_init = {
+	.queues = LIST_HEAD_INIT(wq_ipc_init.queues),
+};
+
+static struct ipc_namespace *wq_ipc_current_ns(void)
+{
+	/* the caller's own nsproxy: stable in process context */
+	return current->nsproxy->ipc_ns;
+}
+
+/* The initial IPC namespace: init_task's (init_ipc_ns is not exported). */
+static struct ipc_namespace *wq_ipc_init_ns(void)
+{
+	return init_task.nsproxy->ipc_ns;
+}
+
+/**
+ * wq_ipc_is_initial() - is @ipc the initial namespace's entry?
+ * @ipc: an entry
+ *
+ * Return: true for the initial IPC namespace (the kernel API's names).
+ */
+bool wq_ipc_is_initial(const struct wq_ipc *ipc)
+{
+	return ipc == &wq_ipc_init;
+}
+
+/**
+ * wq_ipc_kernel() - the entry of the kernel API's names
+ *
+ * Return: the initial namespace's entry.
+ */
+struct wq_ipc *wq_ipc_kernel(void)
+{
+	return &wq_ipc_init;
+}
+
+/**
+ * wq_ipc_user_ns() - the user namespace that owns @ipc's namespace
+ * @ipc: an entry (its namespace is pinned while it exists)
+ *
+ * Return: the user namespace CAP_IPC_OWNER is asked in, as ipcperms() does.
+ */
+struct user_namespace *wq_ipc_user_ns(const struct wq_ipc *ipc)
+{
+	return wq_ipc_ns_user_ns(wq_ipc_is_initial(ipc) ? wq_ipc_init_ns() :
+							 ipc->ns);
+}
+
+/**
+ * wq_ipc_inum() - the inode number of @ipc's namespace
+ * @ipc: an entry
+ *
+ * Return: the number /proc/PID/ns/ipc shows, 0 without IPC namespaces.
+ */
+unsigned int wq_ipc_inum(const struct wq_ipc *ipc)
+{
+	return wq_ipc_ns_inum(wq_ipc_is_initial(ipc) ? wq_ipc_init_ns() :
+						       ipc->ns);
+}
+
+static struct wq_ipc *wq_ipc_find_locked(struct ipc_namespace *ns)
+{
+	struct wq_ipc *ipc;
+
+	lockdep_assert_held(&wq_ipc_lock);
+	hash_for_each_possible(wq_ipcs, ipc, node, (unsigned long)ns)
+		if (ipc->ns == ns)
+			return ipc;
+	return NULL;
+}
+
+/**
+ * wq_ipc_enter() - the entry of the caller's IPC namespace, for a /dev/wq
+ * file it opens
+ *
+ * A namespace other than the initial one gets an entry, which pins it
+ * (wq_ipc_ns_get()), when its first file is opened; each file counts until
+ * wq_ipc_leave().
+ *
+ * Context: process context (the opener's, under the misc devices' mutex);
+ * takes wq_ipc_lock; sleeps.
+ * Return: the entry, or ERR_PTR(-ENOMEM).
+ */
+struct wq_ipc *wq_ipc_enter(void)
+{
+	struct ipc_namespace *ns = wq_ipc_current_ns();
+	struct wq_ipc *ipc, *new;
+
+	if (!ns || ns == wq_ipc_init_ns())
+		return &wq_ipc_init;
+	mutex_lock(&wq_ipc_lock);
+	ipc = wq_ipc_find_locked(ns);
+	if (ipc)
+		ipc->files++;
+	mutex_unlock(&wq_ipc_lock);
+	if (ipc)
+		return ipc;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&wq_ipc_lock);
+	ipc = wq_ipc_find_locked(ns);		/* another file was first */
+	if (!ipc) {
+		INIT_LIST_HEAD(&new->queues);
+		new->ns = wq_ipc_ns_get(ns);
+		hash_add(wq_ipcs, &new->node, (unsigned long)ns);
+		ipc = new;
+		new = NULL;
+	}
+	ipc->files++;
+	mutex_unlock(&wq_ipc_lock);
+	kfree(new);
+	return ipc;
+}
+
+/**
+ * wq_ipc_leave() - a /dev/wq file opened in @ipc's namespace is closed
+ * @ipc: its entry
+ *
+ * The last file of a namespace other than the initial one takes the
+ * namespace's named queues with it (as wq_destroy would, and no handle is
+ * left to keep one) and lets go of the namespace. The entry leaves the
+ * table first: a file opened in the namespace meanwhile gets a new entry,
+ * and names of its own (names are the entry's), while this one's go.
+ *
+ * Context: process context (a file's release); takes wq_ipc_lock, then
+ * wq_registry_lock; sleeps.
+ */
+void wq_ipc_leave(struct wq_ipc *ipc)
+{
+	LIST_HEAD(dead);
+	bool last;
+
+	if (wq_ipc_is_initial(ipc))
+		return;
+	mutex_lock(&wq_ipc_lock);
+	last = !--ipc->files;
+	if (last)
+		hash_del(&ipc->node);
+	mutex_unlock(&wq_ipc_lock);
+	if (!last)
+		return;
+	mutex_lock(&wq_registry_lock);
+	wq_registry_unlink_all_locked(ipc, &dead);
+	mutex_unlock(&wq_registry_lock);
+	wq_registry_put_dead(&dead);
+	wq_ipc_ns_put(ipc->ns);
+	kfree(ipc);
+}
+
+/**
+ * wq_ipc_walk_locked() - call @fn for every entry, the initial one first
+ * @fn: what to do with each (it must not take wq_registry_lock or
+ *	wq_ipc_lock, nor free entries)
+ * @arg: passed to @fn
+ *
+ * An entry whose last file is being closed may be left out (its names
+ * are going).
+ *
+ * Context: wq_registry_lock held; takes wq_ipc_lock (root's debugfs
+ * listing: opens of /dev/wq in other namespaces wait for it).
+ */
+void wq_ipc_walk_locked(void (*fn)(struct wq_ipc *ipc, void *arg), void *arg)
+{
+	struct wq_ipc *ipc;
+	int bkt;
+
+	lockdep_assert_held(&wq_registry_lock);
+	fn(&wq_ipc_init, arg);
+	mutex_lock(&wq_ipc_lock);
+	hash_for_each(wq_ipcs, bkt, ipc, node)
+		fn(ipc, arg);
+	mutex_unlock(&wq_ipc_lock);
+}
