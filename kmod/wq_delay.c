@@ -4,6 +4,7 @@
  * queue. See wq_delay.h; the rules are in wq_queue.h.
  */
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include <wq/compat.h>
 #include "wq_delay.h"
@@ -21,7 +22,47 @@
  */
 #define KWQ_DELAY_BATCH		64
 
+/*
+ * Keys moved per hold by the move work: fewer, as it holds the lock again
+ * and again. Each hold is a section with interrupts off that a timer
+ * interrupt, or a task waiting for the lock with interrupts off, must sit
+ * out; taking the lock once more per 8 keys costs little beside moving
+ * them (hundreds of nanoseconds).
+ */
+#define KWQ_DELAY_WORK_BATCH	8
+
+/*
+ * Where q->move_work runs: a workqueue of its own, WQ_MEM_RECLAIM (a
+ * rescuer thread), since keys must come due even when no new worker can
+ * be made, for users of the kernel API on the reclaim path.
+ */
+static struct workqueue_struct *kwq_delay_wq;
+
+/**
+ * kwq_delay_module_init() - make the workqueue of the move works
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int kwq_delay_module_init(void)
+{
+	kwq_delay_wq = alloc_workqueue("kwq_delay", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				       0);
+	return kwq_delay_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * kwq_delay_module_exit() - destroy it (every queue is gone)
+ *
+ * Context: module exit.
+ */
+void kwq_delay_module_exit(void)
+{
+	destroy_workqueue(kwq_delay_wq);
+}
+
 static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer);
+static void kwq_delay_move_work(struct work_struct *work);
 static void kwq_delay_drop_work(struct work_struct *work);
 
 /**
@@ -41,21 +82,31 @@ int kwq_delay_init(struct kwq *q, u32 max_items, gfp_t gfp)
 		return -ENOMEM;
 	wq_hrtimer_setup(&q->timer, kwq_delay_timer_fn, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_ABS_SOFT);
+	INIT_WORK(&q->move_work, kwq_delay_move_work);
 	INIT_WORK(&q->drop_work, kwq_delay_drop_work);
 	q->armed = KTIME_MAX;
 	return 0;
 }
 
 /**
- * kwq_delay_stop() - make sure the delay timer and the drop work are not
+ * kwq_delay_stop() - make sure the delay timer and the works are not
  * running, for good
  * @q: a queue nobody can add to any more (its last reference is gone)
+ *
+ * Once q->delay_stopped is set neither the timer nor the move work starts
+ * the other again, so one cancel of each is enough.
  *
  * Context: process context, no lock held (it waits for a running callback).
  */
 void kwq_delay_stop(struct kwq *q)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	q->delay_stopped = true;
+	spin_unlock_irqrestore(&q->lock, flags);
 	hrtimer_cancel(&q->timer);
+	cancel_work_sync(&q->move_work);
 	cancel_work_sync(&q->drop_work);
 }
 
@@ -75,6 +126,7 @@ void kwq_delay_destroy(struct kwq *q)
 /*
  * Start (or stop) the timer for the earliest waiting key, if it changed. A
  * queue shutting down has no timer: its waiting keys are being dropped.
+ * Nor has one whose move work runs: it arms the timer when it is done.
  */
 static void kwq_delay_arm_locked(struct kwq *q)
 {
@@ -82,7 +134,7 @@ static void kwq_delay_arm_locked(struct kwq *q)
 	ktime_t when = n && !q->shutting_down ? n->when : KTIME_MAX;
 
 	lockdep_assert_held(&q->lock);
-	if (when == q->armed)
+	if (q->moving || q->delay_stopped || when == q->armed)
 		return;
 	q->armed = when;
 	if (when == KTIME_MAX)
@@ -266,29 +318,20 @@ void kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
 }
 
 /*
- * The delay timer: add the keys whose ready time has passed, in ready-time
- * order, KWQ_DELAY_BATCH at most. If more are due, the timer is re-armed
- * one slack later rather than in the past (the hrtimer softirq would run
- * an expired timer again in the same pass), so other softirq work and
- * tasks run between batches. Consumers are woken once per batch, after
- * the lock.
+ * Add the keys whose ready time has passed, in ready-time order, @batch
+ * at most. Returns whether due keys remain; *@moved says how many were
+ * queued (consumers to wake, after the lock).
  */
-static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
+static bool kwq_delay_move_locked(struct kwq *q, unsigned int batch,
+				  unsigned int *moved)
 {
-	struct kwq *q = container_of(timer, struct kwq, timer);
+	ktime_t now = ktime_get();
+	u64 stamp = kwq_metrics_now();	/* 0 with metrics=N */
+	unsigned int i, was = q->nr_queued;
 	struct kwq_heap_node *n;
-	unsigned int i, was;
-	unsigned long flags;
-	ktime_t now;
-	u64 stamp;
 
-	spin_lock_irqsave(&q->lock, flags);
-	if (!hrtimer_is_queued(timer))
-		q->armed = KTIME_MAX;	/* this expiry is spent */
-	was = q->nr_queued;
-	now = ktime_get();
-	stamp = kwq_metrics_now();	/* 0 with metrics=N */
-	for (i = 0; i < KWQ_DELAY_BATCH && !q->shutting_down &&
+	lockdep_assert_held(&q->lock);
+	for (i = 0; i < batch && !q->shutting_down &&
 	     (n = kwq_heap_peek(&q->waiting)) && n->when <= now; i++) {
 		struct kwq_item *item = container_of(n, struct kwq_item, wait);
 
@@ -299,16 +342,60 @@ static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
 	}
 	if (i)
 		trace_kwq_timer_fire(q, i, kwq_heap_len(&q->waiting));
+	*moved = q->nr_queued - was;
 	n = kwq_heap_peek(&q->waiting);
-	if (n && n->when <= now && !q->shutting_down) {
-		q->armed = ktime_add_ns(now, KWQ_TIMER_SLACK_NS);
-		hrtimer_start_range_ns(&q->timer, q->armed, KWQ_TIMER_SLACK_NS,
-				       HRTIMER_MODE_ABS_SOFT);
-	} else {
-		kwq_delay_arm_locked(q);
+	return n && n->when <= now && !q->shutting_down;
+}
+
+/*
+ * The delay timer: the first batch of the keys whose time has come, in
+ * softirq. If more are due (many keys sharing a ready time), the rest
+ * are moved by q->move_work in process context, a batch per hold of
+ * q->lock and cond_resched() in between, so that a million keys expiring
+ * at once neither keep the softirq busy for seconds nor delay the tasks
+ * around them; the work arms the timer again when it is done.
+ */
+static enum hrtimer_restart kwq_delay_timer_fn(struct hrtimer *timer)
+{
+	struct kwq *q = container_of(timer, struct kwq, timer);
+	unsigned long flags;
+	unsigned int moved = 0;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (!hrtimer_is_queued(timer))
+		q->armed = KTIME_MAX;	/* this expiry is spent */
+	if (!q->delay_stopped && !q->moving) {
+		if (kwq_delay_move_locked(q, KWQ_DELAY_BATCH, &moved)) {
+			q->moving = true;
+			queue_work(kwq_delay_wq, &q->move_work);
+		} else {
+			kwq_delay_arm_locked(q);
+		}
 	}
-	was = q->nr_queued - was;
 	spin_unlock_irqrestore(&q->lock, flags);
-	kwq_wake_getters(q, was);
+	kwq_wake_getters(q, moved);
 	return HRTIMER_NORESTART;
+}
+
+/* The rest of a mass expiry, in process context (kwq_delay_timer_fn()). */
+static void kwq_delay_move_work(struct work_struct *work)
+{
+	struct kwq *q = container_of(work, struct kwq, move_work);
+	unsigned int moved = 0;
+	unsigned long flags;
+	bool more;
+
+	do {
+		spin_lock_irqsave(&q->lock, flags);
+		more = !q->delay_stopped &&
+		       kwq_delay_move_locked(q, KWQ_DELAY_WORK_BATCH, &moved);
+		if (!more) {
+			q->moving = false;
+			kwq_delay_arm_locked(q);
+		}
+		spin_unlock_irqrestore(&q->lock, flags);
+		kwq_wake_getters(q, moved);
+		if (more)
+			cond_resched();
+	} while (more);
 }

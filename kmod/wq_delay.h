@@ -3,9 +3,12 @@
  * Delaying: client-go's DelayingInterface (delaying_queue.go). AddAfter
  * puts a key's record in the queue's waiting heap (q->waiting) with its
  * ready time; one hrtimer (q->timer), armed at the earliest ready time,
- * adds every key whose time has come, in ready-time order, as by Add. A
- * key already waiting keeps the earlier of its two ready times. Keys never
- * come early: the timer's slack is only ever added after the ready time.
+ * adds every key whose time has come, in ready-time order, as by Add: the
+ * first batch in softirq, the rest (many keys sharing a ready time) in
+ * process context (q->move_work), so that a mass expiry costs the tasks
+ * around it no more than any other kernel thread's work. A key already
+ * waiting keeps the earlier of its two ready times. Keys never come
+ * early: the timer's slack is only ever added after the ready time.
  *
  * Heap slots live in chunks allocated outside q->lock, only when a key
  * that is not waiting yet needs a slot and the heap is full.
@@ -19,6 +22,8 @@
 
 #include "wq_queue.h"
 
+int kwq_delay_module_init(void);
+void kwq_delay_module_exit(void);
 int kwq_delay_init(struct kwq *q, u32 max_items, gfp_t gfp);
 void kwq_delay_stop(struct kwq *q);
 void kwq_delay_destroy(struct kwq *q);

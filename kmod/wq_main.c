@@ -8,6 +8,7 @@
 #include <linux/init.h>
 #include <linux/module.h>
 
+#include "wq_delay.h"
 #include "wq_dev.h"
 #include "wq_main.h"
 #include "wq_metrics.h"
@@ -95,6 +96,9 @@ static int __init wq_init(void)
 	ret = kwq_record_cache_init();
 	if (ret)
 		return ret;
+	ret = kwq_delay_module_init();
+	if (ret)
+		goto err_cache;
 	wq_registry_debugfs_init();
 	ret = wq_dev_init();
 	if (ret)
@@ -103,6 +107,8 @@ static int __init wq_init(void)
 
 err_debugfs:
 	wq_registry_debugfs_exit();
+	kwq_delay_module_exit();
+err_cache:
 	kwq_record_cache_exit();
 	return ret;
 }
@@ -113,6 +119,7 @@ static void __exit wq_exit(void)
 	wq_registry_debugfs_exit();
 	wq_registry_exit();
 	wq_scratch_exit();
+	kwq_delay_module_exit();
 	kwq_record_cache_exit();
 }
 

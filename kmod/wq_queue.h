@@ -71,7 +71,9 @@
  *   context) or by its own callback, which returns HRTIMER_NORESTART;
  *   hrtimer_cancel() is only called with no lock held (when the queue is
  *   freed). The callback allocates nothing: the waiting record is the
- *   key's.
+ *   key's. It moves one batch of due keys; when more are due it leaves
+ *   them to q->move_work (process context, a batch per hold of q->lock,
+ *   cond_resched() between), which arms the timer again when done.
  * - Memory: records come from a SLAB_ACCOUNT cache; keys, queues and tables
  *   are allocated with the caller's gfp, GFP_KERNEL_ACCOUNT for userspace,
  *   always outside q->lock. The key table's bucket arrays (kvmalloc, up to
@@ -195,6 +197,7 @@ struct kwq_holder {
  *	(GFP_ATOMIC, GFP_NOFS), and frees the bucket arrays a migration of
  *	@keys emptied
  * @drop_work: drops the waiting keys a shutdown left (wq_delay.c)
+ * @move_work: moves due keys beyond the timer's first batch (wq_delay.c)
  * @fifo: [L] QUEUED records, in the order they were queued
  * @nr_queued: [L] records on @fifo (Len)
  * @nr_processing: [L] PROCESSING records
@@ -204,6 +207,9 @@ struct kwq_holder {
  * @waiting: [L] WAITING records by ready time
  * @timer: fires at the earliest ready time of @waiting
  * @armed: [L] the expiry @timer was started with, KTIME_MAX if none
+ * @moving: [L] @move_work is queued or running: nobody arms @timer
+ * @delay_stopped: [L] the queue is being freed: neither @timer nor
+ *	@move_work starts the other again
  * @idle: [L] records kept only for their failures, oldest first
  * @nr_idle: [L] records on @idle
  * @spare: [L] records of keys gone, kept for new keys (wq_record.h)
@@ -253,6 +259,7 @@ struct kwq {
 	struct kwq_keytab keys;
 	struct work_struct grow_work;
 	struct work_struct drop_work;
+	struct work_struct move_work;
 	struct list_head fifo;
 	unsigned int nr_queued;
 	unsigned int nr_processing;
@@ -261,6 +268,8 @@ struct kwq {
 	struct kwq_heap waiting;
 	struct hrtimer timer;
 	ktime_t armed;
+	bool moving;
+	bool delay_stopped;
 	struct list_head idle;
 	unsigned int nr_idle;
 	struct list_head spare;
