@@ -131,7 +131,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_unlink, WQ_NS);
  * kwq_ref() - take another reference (for a worker, say)
  * @q: the queue
  *
- * Context: any context.
+ * Context: any context (it takes no lock).
  * Return: @q.
  */
 struct kwq *kwq_ref(struct kwq *q)
@@ -145,9 +145,10 @@ EXPORT_SYMBOL_NS_GPL(kwq_ref, WQ_NS);
  * kwq_put() - drop a reference; the last one frees the queue and its keys
  * @q: the queue
  *
- * Context: process context (the last put cancels the delay timer, which may
- * sleep on PREEMPT_RT); nobody may be waiting on the queue when the last
- * reference goes (waiters hold references through their handles).
+ * Context: process context: the last put sleeps (it waits for the delay
+ * timer and the queue's work items); nobody may be waiting on the queue
+ * when the last reference goes (waiters hold references through their
+ * handles).
  */
 void kwq_put(struct kwq *q)
 {
@@ -175,9 +176,10 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
  * its place), or marked dirty if it is being processed (queued again at
  * kwq_done()).
  *
- * Context: any context that @gfp allows: process, softirq, hardirq (on
- * PREEMPT_RT: not from a non-threaded hard interrupt, where no spinlock_t
- * may be taken), also under the caller's spinlocks with GFP_ATOMIC.
+ * Context: any context that @gfp allows: process, softirq, hardirq, also
+ * under the caller's spinlocks with GFP_ATOMIC. On PREEMPT_RT, where the
+ * queue's spinlock_t sleeps: not from a non-threaded hard interrupt, nor
+ * with interrupts or preemption disabled or a raw spinlock held.
  * Return: 0; -ESHUTDOWN once the queue is shutting down; -EAGAIN if a new
  * key would exceed max_items; -EDQUOT if it would exceed the kernel API's
  * budget of key bytes (kernel_max_key_bytes); -EINVAL (bad key); -ENOMEM.
@@ -299,7 +301,9 @@ EXPORT_SYMBOL_NS_GPL(kwq_get_timeout, WQ_NS);
  * @buf: receives the key
  * @cap: size of @buf
  *
- * Context: any context.
+ * Context: any context (on PREEMPT_RT, where q->lock is a sleeping lock,
+ * not from a non-threaded hard interrupt nor with interrupts or preemption
+ * disabled or a raw spinlock held).
  * Return: the key length; -EAGAIN if nothing is queued; -ESHUTDOWN;
  * -EMSGSIZE; -EINVAL.
  */
@@ -317,7 +321,9 @@ EXPORT_SYMBOL_NS_GPL(kwq_try_get, WQ_NS);
  *
  * A key added while it was processed is queued again at the tail.
  *
- * Context: any context.
+ * Context: any context (on PREEMPT_RT, where q->lock is a sleeping lock,
+ * not from a non-threaded hard interrupt nor with interrupts or preemption
+ * disabled or a raw spinlock held).
  * Return: 0; -ENOENT if the key is not being processed; -EINVAL.
  */
 int kwq_done(struct kwq *q, const void *key, size_t len)
@@ -332,7 +338,9 @@ EXPORT_SYMBOL_NS_GPL(kwq_done, WQ_NS);
  * @key: the key bytes
  * @len: their length
  *
- * Context: any context.
+ * Context: any context (on PREEMPT_RT, where q->lock is a sleeping lock,
+ * not from a non-threaded hard interrupt nor with interrupts or preemption
+ * disabled or a raw spinlock held).
  * Return: 0 (also for unknown keys), or -EINVAL.
  */
 int kwq_forget(struct kwq *q, const void *key, size_t len)
@@ -347,7 +355,9 @@ EXPORT_SYMBOL_NS_GPL(kwq_forget, WQ_NS);
  * @key: the key bytes
  * @len: their length
  *
- * Context: any context.
+ * Context: any context (on PREEMPT_RT, where q->lock is a sleeping lock,
+ * not from a non-threaded hard interrupt nor with interrupts or preemption
+ * disabled or a raw spinlock held).
  * Return: the count (0 for unknown keys), or -EINVAL.
  */
 int kwq_num_requeues(struct kwq *q, const void *key, size_t len)
@@ -379,7 +389,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_shutdown_with_drain, WQ_NS);
  * kwq_len() - Len: number of queued keys
  * @q: the queue
  *
- * Context: any context.
+ * Context: any context (it takes no lock).
  * Return: keys ready to be handed out (not processing, not waiting).
  */
 unsigned int kwq_len(struct kwq *q)
@@ -397,7 +407,9 @@ EXPORT_SYMBOL_NS_GPL(kwq_len, WQ_NS);
  * held until then). Every drain waiting at this moment returns -ECANCELED
  * (0 if the queue is drained by then). Idempotent.
  *
- * Context: any context.
+ * Context: any context (on PREEMPT_RT, where q->lock is a sleeping lock,
+ * not from a non-threaded hard interrupt nor with interrupts or preemption
+ * disabled or a raw spinlock held).
  */
 void kwq_shutdown(struct kwq *q)
 {
@@ -409,7 +421,9 @@ EXPORT_SYMBOL_NS_GPL(kwq_shutdown, WQ_NS);
  * kwq_shutting_down() - ShuttingDown
  * @q: the queue
  *
- * Context: any context.
+ * Context: any context (on PREEMPT_RT, where q->lock is a sleeping lock,
+ * not from a non-threaded hard interrupt nor with interrupts or preemption
+ * disabled or a raw spinlock held).
  * Return: true once the queue is shutting down.
  */
 bool kwq_shutting_down(struct kwq *q)
@@ -430,7 +444,9 @@ EXPORT_SYMBOL_NS_GPL(kwq_shutting_down, WQ_NS);
  * exists. With wq loaded with metrics=N the histograms and the two time
  * gauges stay 0 (struct wq_metrics_info).
  *
- * Context: any context.
+ * Context: any context (on PREEMPT_RT, where q->lock is a sleeping lock,
+ * not from a non-threaded hard interrupt nor with interrupts or preemption
+ * disabled or a raw spinlock held).
  */
 void kwq_metrics(struct kwq *q, struct wq_metrics_info *m)
 {

@@ -24,7 +24,7 @@ static struct hlist_head *kwq_bucket(struct hlist_head *table,
  * @gfp: allocation flags
  *
  * With flags that include GFP_KERNEL the array may come from vmalloc
- * (kvmalloc_array(): up to 4 MiB need not be contiguous); with any other
+ * (kvmalloc_array(): up to 8 MiB need not be contiguous); with any other
  * flags (atomic, GFP_NOFS, GFP_NOIO) it is a kmalloc, which is what
  * kvmalloc would fall back to. Either way the array is freed with
  * kvfree(), outside any spinlock.

@@ -11,7 +11,7 @@
  * single operation rehashes the whole table under the queue lock.
  *
  * Memory is neither allocated nor freed under the lock. Growing needs a
- * bucket array of up to 4 MiB (KWQ_KEYTAB_MAX_SHIFT), which the caller
+ * bucket array of up to 8 MiB (KWQ_KEYTAB_MAX_SHIFT), which the caller
  * allocates outside the lock with kwq_keytab_alloc_buckets() (kvmalloc
  * when the flags allow GFP_KERNEL, so it need not be contiguous) and hands
  * in with kwq_keytab_start_grow(). When the last old bucket has moved, the
@@ -47,8 +47,8 @@
  * @ext: the bytes of a key longer than KWQ_INLINE_KEY, allocated by the
  *	owner
  * @inl: the bytes of a key of at most KWQ_INLINE_KEY
- * @tag: the owner's, while the key is in no table (a spare record's memory
- *	cgroup, wq_record.h)
+ * @tag: the owner's, while the key is in no table (the id of a spare
+ *	record's memory cgroup, wq_record.h)
  *
  * Most keys are short and live in the key itself: no pointer to them is
  * stored, @len alone tells @ext from @inl.
@@ -65,7 +65,7 @@ struct kwq_key {
 	union {
 		u8 *ext;
 		u8 inl[KWQ_INLINE_KEY];
-		const void *tag;
+		u64 tag;
 	};
 };
 
@@ -108,7 +108,7 @@ struct kwq_keytab {
 };
 
 #define KWQ_KEYTAB_MIN_SHIFT	4
-#define KWQ_KEYTAB_MAX_SHIFT	19	/* 4 MiB of buckets: a kvmalloc */
+#define KWQ_KEYTAB_MAX_SHIFT	20	/* 8 MiB of buckets: a kvmalloc */
 #define KWQ_KEYTAB_GROW_BACKOFF	HZ	/* no growth this long after a failure */
 
 int kwq_keytab_init(struct kwq_keytab *kt, gfp_t gfp);

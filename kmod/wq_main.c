@@ -34,7 +34,7 @@ MODULE_PARM_DESC(default_max_items,
 unsigned int wq_max_items_limit = 1048576;
 module_param_named(max_items_limit, wq_max_items_limit, uint, 0644);
 MODULE_PARM_DESC(max_items_limit,
-		 "Largest max_items and max_tracked accepted (default 1M, at most 16M)");
+		 "Largest max_items and max_tracked accepted (default and at most 1M)");
 
 unsigned int wq_default_max_tracked = 65536;
 module_param_named(default_max_tracked, wq_default_max_tracked, uint, 0644);
@@ -90,6 +90,8 @@ static int __init wq_init(void)
 	 * to struct kwq_item must make room for itself.
 	 */
 	BUILD_BUG_ON(sizeof(struct kwq_item) > 152);
+	/* the largest queue's records, two a bucket at most */
+	BUILD_BUG_ON(2 * WQ_MAX_ITEMS_CEILING > 2UL << KWQ_KEYTAB_MAX_SHIFT);
 
 	if (!wq_metrics)
 		static_branch_disable(&kwq_metrics_on);

@@ -77,7 +77,7 @@
  * - Memory: records come from a SLAB_ACCOUNT cache; keys, queues and tables
  *   are allocated with the caller's gfp, GFP_KERNEL_ACCOUNT for userspace,
  *   always outside q->lock. The key table's bucket arrays (kvmalloc, up to
- *   4 MiB) are freed outside it too: an array a migration emptied under
+ *   8 MiB) are freed outside it too: an array a migration emptied under
  *   q->lock is freed by q->grow_work.
  */
 #ifndef _WQ_QUEUE_H
@@ -193,6 +193,7 @@ struct kwq_holder {
  * struct kwq - a queue
  * @lock: protects the fields marked [L] and the queue's records
  * @keys: [L] every record, by key
+ * @growing: bit 0 is set while a caller grows @keys (kwq_record_grow())
  * @grow_work: grows @keys for producers that cannot use GFP_KERNEL
  *	(GFP_ATOMIC, GFP_NOFS), and frees the bucket arrays a migration of
  *	@keys emptied
@@ -257,6 +258,7 @@ struct kwq_holder {
 struct kwq {
 	spinlock_t lock;	/* see above */
 	struct kwq_keytab keys;
+	unsigned long growing;
 	struct work_struct grow_work;
 	struct work_struct drop_work;
 	struct work_struct move_work;

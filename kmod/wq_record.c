@@ -4,7 +4,7 @@
  * and the idle LRU of records kept only for their failures. See
  * wq_record.h; the rules are in wq_queue.h.
  */
-#include <linux/memcontrol.h>
+#include <linux/cgroup.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -144,7 +144,7 @@ u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
  * @q: the queue
  * @gfp: how the caller may allocate
  *
- * Grow the key table if it asks for it. The bucket array (up to 4 MiB) is
+ * Grow the key table if it asks for it. The bucket array (up to 8 MiB) is
  * a kvmalloc, which wants GFP_KERNEL-compatible flags: callers whose @gfp
  * does not include GFP_KERNEL (atomic adds, GFP_NOFS, GFP_NOIO) leave it
  * to q->grow_work, so a queue fed only from such contexts grows too. The
@@ -166,6 +166,9 @@ u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
  * Called before a new record is inserted (kwq_record_prepare_hashed()),
  * or after an insert made in the same hold of q->lock as the look-up (a
  * spare record's): the table may be a key denser than asked for meanwhile.
+ * One caller grows the table at a time (q->growing): the others go on
+ * without waiting, so producers crossing the threshold together allocate
+ * and charge one bigger array, not one each.
  *
  * Context: any context @gfp allows; not under q->lock.
  */
@@ -183,6 +186,11 @@ void kwq_record_grow(struct kwq *q, gfp_t gfp)
 		schedule_work(&q->grow_work);
 		return;
 	}
+	if (test_and_set_bit_lock(0, &q->growing))
+		return;
+	/* the size asked again: a growth may have just ended */
+	if (!kwq_keytab_want_grow(&q->keys, &shift))
+		goto out;
 	cost = (long)sizeof(*buckets) << (shift - 1);
 	wq_quota_charge_bytes(q->owner, true, cost);
 	buckets = kwq_keytab_alloc_buckets(shift, gfp | __GFP_RETRY_MAYFAIL);
@@ -198,10 +206,12 @@ void kwq_record_grow(struct kwq *q, gfp_t gfp)
 	spin_unlock_irqrestore(&q->lock, flags);
 	kwq_keytab_free_retired(retired);
 	if (taken)
-		return;
+		goto out;
 	kvfree(buckets);
 uncharge:
 	wq_quota_uncharge_bytes(q->owner, cost);
+out:
+	clear_bit_unlock(0, &q->growing);
 }
 
 /**
@@ -349,30 +359,46 @@ struct kwq_item *kwq_record_hold_found_locked(struct kwq *q,
 	return item;
 }
 
+/* The id of @task's memory cgroup (0 without memory cgroups). */
+static u64 wq_memcg_id(struct task_struct *task)
+{
+	u64 id = 0;
+
+#ifdef CONFIG_MEMCG
+	rcu_read_lock();
+	id = cgroup_id(task_css(task, memory_cgrp_id)->cgroup);
+	rcu_read_unlock();
+#endif
+	return id;
+}
+
 /*
  * Whom a spare record is kept for: the memory cgroup of the task that gave
- * it up (NULL outside task context, where nothing is charged), which a
- * record the same task or its peers allocate would be charged to as well.
+ * it up (0 outside task context, where nothing is charged), which a record
+ * the same task or its peers allocate would be charged to as well, by the
+ * cgroup's id: never given to another cgroup while the system runs, unlike
+ * the memory of a cgroup removed meanwhile.
  */
-static const void *kwq_record_spare_tag(void)
+static u64 kwq_record_spare_tag(void)
 {
-	const void *tag = NULL;
+	u64 tag = 0;
 
-	if (in_task()) {
-		rcu_read_lock();
-		tag = mem_cgroup_from_task(current);
-		rcu_read_unlock();
-	}
+	if (in_task())
+		tag = wq_memcg_id(current);
 	return tag;
 }
+
+/* Spare records looked at for one of the caller's memory cgroup. */
+#define KWQ_SPARE_SCAN		4
 
 /**
  * kwq_record_spare_locked() - a spare record for a new key
  * @q: the queue (q->lock held)
  * @len: the key's length
  *
- * The record of a key that went away (q->spare, see wq_record.h), the last
- * one given up, if it was given up in the caller's memory cgroup; cleared
+ * The record of a key that went away (q->spare, see wq_record.h): the
+ * newest of the last KWQ_SPARE_SCAN given up that was given up in the
+ * caller's memory cgroup; cleared
  * as kwq_record_alloc() leaves one: the caller fills in the key and its
  * hash, and either holds it (kwq_record_hold_found_locked()) or gives it
  * back (kwq_record_put_locked()).
@@ -382,18 +408,30 @@ static const void *kwq_record_spare_tag(void)
  */
 struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len)
 {
+	unsigned int scanned = 0;
 	struct kwq_item *item;
+	u64 tag;
 
 	lockdep_assert_held(&q->lock);
 	if (len > KWQ_INLINE_KEY || !q->nr_spare)
 		return NULL;
-	item = list_first_entry(&q->spare, struct kwq_item, link);
-	if (item->key.tag != kwq_record_spare_tag())
-		return NULL;
-	list_del(&item->link);
-	q->nr_spare--;
-	kwq_record_init(item, len);
-	return item;
+	tag = kwq_record_spare_tag();
+	/*
+	 * The newest few: producers and workers of two cgroups that share a
+	 * queue leave their spares interleaved, and one look at the head
+	 * would miss most of a task's own.
+	 */
+	list_for_each_entry(item, &q->spare, link) {
+		if (item->key.tag == tag) {
+			list_del(&item->link);
+			q->nr_spare--;
+			kwq_record_init(item, len);
+			return item;
+		}
+		if (++scanned == KWQ_SPARE_SCAN)
+			break;
+	}
+	return NULL;
 }
 
 /**

@@ -13,7 +13,8 @@
  * Spare records: a record whose key went away (done, forgotten, evicted)
  * is kept on q->spare, up to KWQ_SPARE_MAX (KWQ_BATCH) a queue, instead of
  * being freed, if its key lived inline; a new key of at most
- * KWQ_INLINE_KEY bytes takes the last one under q->lock, in the same hold
+ * KWQ_INLINE_KEY bytes takes one of the last KWQ_SPARE_SCAN given up in its
+ * memory cgroup under q->lock, in the same hold
  * as its look-up, instead of an allocation and a second hold. So a key
  * added, handed out and done allocates and frees nothing once the queue
  * has run a while, and a batch of new keys takes the records a batch of

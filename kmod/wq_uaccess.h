@@ -12,10 +12,12 @@
  * before, having copied some bytes or none, as copy_*_user() may. What
  * they leave out: check_object_size() (the kernel side is always a struct
  * or buffer of known size; KASAN still checks each kernel load and store),
- * the usercopy fault injection (fail_usercopy) and KMSAN's hooks. The
- * kernel side is read and written with get/put_unaligned(), plain loads
- * and stores: a fortified memcpy() could call out while user access is
- * open, which objtool refuses.
+ * the usercopy fault injection (fail_usercopy) and KMSAN's hooks: a
+ * kernel built with either (CONFIG_FAULT_INJECTION_USERCOPY, CONFIG_KMSAN)
+ * gets plain copy_*_user() instead, so that those keep seeing every copy.
+ * The kernel side is read and written with get/put_unaligned(), plain
+ * loads and stores: a fortified memcpy() could call out while user access
+ * is open, which objtool refuses.
  *
  * Context: process context (may fault and sleep).
  */
@@ -29,6 +31,11 @@
 
 /* Copies longer than this go through copy_{from,to}_user(). */
 #define WQ_SMALL_COPY	64
+
+/* Whether the word copies may be used at all (see above). */
+#define WQ_WORD_COPIES	(IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) && \
+			 !IS_ENABLED(CONFIG_KMSAN) &&			\
+			 !IS_ENABLED(CONFIG_FAULT_INJECTION_USERCOPY))
 
 /**
  * wq_copy_in() - copy_from_user() for short copies
@@ -45,8 +52,7 @@ static inline int wq_copy_in(void *dst, const void __user *src, size_t len)
 	u64 w;
 	u8 b;
 
-	if (len > WQ_SMALL_COPY ||
-	    !IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS))
+	if (len > WQ_SMALL_COPY || !WQ_WORD_COPIES)
 		return copy_from_user(dst, src, len) ? -EFAULT : 0;
 	might_fault();
 	if (!user_access_begin(src, len))
@@ -81,8 +87,7 @@ static inline int wq_copy_out(void __user *dst, const void *src, size_t len)
 	u8 __user *d = dst;
 	u64 w;
 
-	if (len > WQ_SMALL_COPY ||
-	    !IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS))
+	if (len > WQ_SMALL_COPY || !WQ_WORD_COPIES)
 		return copy_to_user(dst, src, len) ? -EFAULT : 0;
 	might_fault();
 	if (!user_access_begin(dst, len))

@@ -25,6 +25,16 @@ long=k0123456789abcdefghijklmnopqrstuvwxyz0123456789	# 47 bytes
 new_queue "$q" --limiter exponential:1ms:1ms
 echo 0 >"$T/tracing_on"
 echo >"$T/trace"
+# The first event enabled would turn on the recording of task names and
+# tgids, which live-patches the core kernel's sched_switch and
+# sched_wakeup tracepoints: under QEMU TCG that patching once crashed a
+# 6.12-rt guest (int3 in ttwu_do_activate). These records need neither.
+opts=
+for o in record-cmd record-tgid; do
+	[ -w "$T/options/$o" ] || continue
+	opts="$opts $o=$(cat "$T/options/$o")"
+	echo 0 >"$T/options/$o"
+done
 echo 1 >"$T/events/kwq/enable"
 echo 1 >"$T/tracing_on"
 "$WQCTL" add "$q" k1 >/dev/null		# queued
@@ -39,6 +49,9 @@ sleep 1					# the timer fires
 "$WQCTL" shutdown "$q" >/dev/null
 echo 0 >"$T/tracing_on"
 echo 0 >"$T/events/kwq/enable"
+for ov in $opts; do
+	echo "${ov#*=}" >"$T/options/${ov%%=*}"
+done
 tr=$TMP/mtrace.$$
 grep " kwq_" "$T/trace" | grep -F "queue=$q " >"$tr"
 echo >"$T/trace"

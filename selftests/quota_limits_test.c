@@ -3,12 +3,16 @@
  * Quotas, the other limits (the budgets: quota_test.c; the fixture:
  * wq_test_quota.h): a user's budget shared by the user namespaces it
  * makes, a container's (a user namespace root made) one budget whatever
- * uids it maps, the global max_queues, memory cgroups, and the
- * unprivileged ceilings of a queue's attributes.
+ * uids it maps, the key table's growth charged once by producers that
+ * cross its threshold together, the global max_queues, memory cgroups,
+ * and the unprivileged ceilings of a queue's attributes.
  */
 #define _GNU_SOURCE
+#include <linux/capability.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 
 #include "wq_test_quota.h"
 
@@ -211,6 +215,149 @@ TEST_F(quota, a_container_is_one_budget)
 	if (r == 125)
 		SKIP(return, "no user namespaces in this kernel");
 	EXPECT_EQ(0, r);
+}
+
+/* ---- the key table's growth ------------------------------------------- */
+
+/*
+ * The table grows (doubles) when it holds more than 2 << s keys for 2^s
+ * buckets; the growth is charged (8 << s bytes, half the new array) to
+ * the queue's owner, and never refused. At each of the thresholds tried,
+ * the keys up to it are added by one producer, the byte budget is set to
+ * what is charged then plus one growth plus GROW_THREADS records, and
+ * GROW_THREADS producers add a key each at once: the growth must be
+ * charged once, or the records of the burst are refused.
+ */
+#define GROW_FIRST	10	/* 2 << 10 keys: an 8 KiB growth */
+#define GROW_LAST	13	/* 2 << 13 keys: 64 KiB */
+#define GROW_THREADS	32
+#define GROW_ROUNDS	4	/* bursts at each threshold (new queues) */
+
+struct grow {
+	pthread_barrier_t go, done;
+	int fd, base;			/* the burst: keys base + t */
+	atomic_int refused, first_err;
+	bool stop;
+};
+
+struct grow_producer {
+	struct grow *g;
+	int t;
+	pthread_t th;
+};
+
+static void *grow_burst(void *p)
+{
+	struct grow_producer *w = p;
+	struct grow *g = w->g;
+	int r;
+
+	for (;;) {
+		pthread_barrier_wait(&g->go);
+		if (g->stop)
+			return NULL;
+		r = wqt_add_i(g->fd, g->base + w->t);
+		if (r) {
+			atomic_fetch_add(&g->refused, 1);
+			atomic_compare_exchange_strong(&g->first_err,
+						       &(int){ 0 }, r);
+		}
+		pthread_barrier_wait(&g->done);
+	}
+}
+
+/* Leaves root (uid 0) without CAP_SYS_RESOURCE: charged, and refused. */
+static int drop_sys_resource(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective &=
+		~CAP_TO_MASK(CAP_SYS_RESOURCE);
+	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].permitted &=
+		~CAP_TO_MASK(CAP_SYS_RESOURCE);
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
+/* One queue: bursts at each threshold; 0 or the first check that failed. */
+static int grow_queue(struct grow *g, int round)
+{
+	struct wq_attr attr = { .max_items = (2 << GROW_LAST) + GROW_THREADS };
+	struct wq_module_info mi;
+	char name[WQ_NAME_MAX];
+	int s, i = 0;
+
+	qname(name, "grow", round);
+	g->fd = wq_create(name, &attr);
+	CHILD_CHECK(g->fd >= 0);
+	for (s = GROW_FIRST; s <= GROW_LAST; s++) {
+		CHILD_CHECK(wqt_param_set("user_max_key_bytes", 1UL << 30) == 0);
+		for (; i < (2 << s); i++)
+			CHILD_CHECK(wqt_add_i(g->fd, i) == 0);
+		CHILD_CHECK(raw_module_info(&mi) == 0);
+		CHILD_CHECK(wqt_param_set("user_max_key_bytes",
+					  mi.user_key_bytes + (8UL << s) +
+					  GROW_THREADS * (WQT_KEY_LEN +
+							  mi.key_cost)) == 0);
+		g->base = i;
+		pthread_barrier_wait(&g->go);
+		pthread_barrier_wait(&g->done);
+		i += GROW_THREADS;
+		if (atomic_load(&g->refused))
+			fprintf(stderr, "# %d keys: %d adds of %d refused (%d)\n",
+				2 << s, atomic_load(&g->refused), GROW_THREADS,
+				atomic_load(&g->first_err));
+		CHILD_CHECK(atomic_load(&g->refused) == 0);
+	}
+	CHILD_CHECK(wq_destroy(name) == 0);
+	wq_close(g->fd);
+	return 0;
+}
+
+static int grow_run(void *arg)
+{
+	struct grow_producer w[GROW_THREADS];
+	struct wq_module_info mi;
+	struct grow *g = arg;
+	uint64_t before;
+	int i, r = 0;
+
+	CHILD_CHECK(drop_sys_resource() == 0);
+	CHILD_CHECK(raw_module_info(&mi) == 0);
+	before = mi.user_key_bytes;
+	pthread_barrier_init(&g->go, NULL, GROW_THREADS + 1);
+	pthread_barrier_init(&g->done, NULL, GROW_THREADS + 1);
+	for (i = 0; i < GROW_THREADS; i++) {
+		w[i].g = g;
+		w[i].t = i;
+		CHILD_CHECK(!pthread_create(&w[i].th, NULL, grow_burst, &w[i]));
+	}
+	for (i = 0; i < GROW_ROUNDS && !r; i++)
+		r = grow_queue(g, i);
+	g->stop = true;
+	pthread_barrier_wait(&g->go);
+	for (i = 0; i < GROW_THREADS; i++)
+		pthread_join(w[i].th, NULL);
+	CHILD_CHECK(r == 0);
+	CHILD_CHECK(raw_module_info(&mi) == 0);
+	CHILD_CHECK(mi.user_key_bytes == before);	/* all given back */
+	return 0;
+}
+
+/*
+ * Producers that cross a growth threshold together charge one bigger
+ * table, not one each (run as root without CAP_SYS_RESOURCE, which sets
+ * the budget between the steps).
+ */
+TEST_F_TIMEOUT(quota, producers_growing_the_table_charge_it_once, 300)
+{
+	struct grow g = { 0 };
+
+	EXPECT_EQ(0, wqt_wait_child(wqt_spawn(grow_run, &g), 240000));
 }
 
 /* ---- the global max_queues ------------------------------------------- */

@@ -14,12 +14,19 @@
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "../wq_heap.c"
+#include "../wq_main.h"
 #include "../wq_keytab.c"
 #include "../wq_limiter.c"
 #include "../wq_scratch.c"
 #include "wq_limiter_vectors.h"
+
+/* KUnit's slow cases (6.6 on); before, an ordinary case */
+#ifndef KUNIT_CASE_SLOW
+#define KUNIT_CASE_SLOW(test_name) KUNIT_CASE(test_name)
+#endif
 
 /* One suite: its cases (KUNIT_CASE(...), ...) and its name. */
 #define WQ_KUNIT_SUITE(_var, _name, ...)				\
@@ -190,6 +197,66 @@ static void keytab_grows_incrementally(struct kunit *test)
 	kwq_keytab_destroy(&kt);
 }
 
+/* The longest chain of @table, of 1 << @shift buckets. */
+static unsigned int kt_longest_chain(struct hlist_head *table,
+				     unsigned int shift)
+{
+	unsigned int longest = 0, n;
+	struct kwq_key *k;
+	u32 b;
+
+	for (b = 0; b < (1U << shift); b++) {
+		n = 0;
+		hlist_for_each_entry(k, &table[b], node)
+			n++;
+		longest = max(longest, n);
+	}
+	return longest;
+}
+
+/*
+ * The largest queue: max_items held keys and as many idle ones
+ * (WQ_MAX_ITEMS_CEILING each) fill the table at its largest to two keys a
+ * bucket, and no chain is long: a look-up under q->lock stays short.
+ */
+static void keytab_chains_of_the_largest_queue(struct kunit *test)
+{
+	const u32 n = 2 * WQ_MAX_ITEMS_CEILING;
+	struct kwq_keytab kt;
+	struct kwq_key *k;
+	unsigned int longest;
+	u32 i;
+
+	k = vzalloc(array_size(n, sizeof(*k)));	/* about 150 MiB */
+	if (!k)
+		kunit_skip(test, "no memory for %u keys", n);
+	if (kwq_keytab_init(&kt, GFP_KERNEL)) {
+		vfree(k);
+		kunit_skip(test, "no memory for the table");
+	}
+	for (i = 0; i < n; i++) {
+		k[i].len = snprintf(k[i].inl, sizeof(k[i].inl), "k%u", i);
+		k[i].hash = kwq_keytab_hash(&kt, k[i].inl, k[i].len);
+		kt_maybe_grow(test, &kt);
+		kwq_keytab_insert(&kt, &k[i]);
+		if (!(i & 0xffff))
+			cond_resched();
+	}
+	/* inserts move the last buckets of a migration: finish it */
+	while (kt.old)
+		kwq_migrate_step(&kt);
+	kwq_keytab_free_retired(kwq_keytab_take_retired(&kt));
+	KUNIT_EXPECT_EQ(test, kt.shift, (unsigned int)KWQ_KEYTAB_MAX_SHIFT);
+	longest = kt_longest_chain(kt.buckets, kt.shift);
+	kunit_info(test, "%u keys, %u buckets: the longest chain %u", n,
+		   1U << kt.shift, longest);
+	KUNIT_EXPECT_LE(test, longest, 16U);
+	for (i = 0; i < n; i++)
+		kwq_keytab_remove(&kt, &k[i]);
+	kwq_keytab_destroy(&kt);
+	vfree(k);
+}
+
 static int kt_drained;
 
 static void kt_count_drained(struct kwq_key *key)
@@ -221,6 +288,7 @@ WQ_KUNIT_SUITE(wq_keytab, "wq-keytab",
 	       KUNIT_CASE(keytab_same_hash_different_bytes),
 	       KUNIT_CASE(keytab_inline_and_external_keys),
 	       KUNIT_CASE(keytab_grows_incrementally),
+	       KUNIT_CASE_SLOW(keytab_chains_of_the_largest_queue),
 	       KUNIT_CASE(keytab_drain_visits_all));
 
 /* ---- waiting heap --------------------------------------------------------- */
