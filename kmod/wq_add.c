@@ -22,14 +22,14 @@
  * Add, or AddAfter of 0 ns, of a held record: pending now. client-go
  * counts every AddAfter as a retry, also one of 0.
  */
-static void kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
-			       unsigned int flags)
+static int kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
+			      unsigned int flags)
 {
 	if (flags & KWQ_ADD_AFTER) {
 		q->retries++;
 		trace_kwq_add_after(q, item, 0, 0);
 	}
-	kwq_mark_pending_locked(q, item);
+	return kwq_mark_pending_locked(q, item);
 }
 
 /* kwq_add_item() of a record whose key's hash is @hash. */
@@ -76,12 +76,13 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 		if (ret == -EAGAIN)
 			q->metrics.refused++;
 	} else if (limited) {
-		*delay_ns = kwq_ratelimit_locked(q, item, now);
+		*delay_ns = kwq_ratelimit_locked(q, item, now, &ret);
 	} else if (*delay_ns) {
 		trace_kwq_add_after(q, item, *delay_ns, 0);
-		kwq_delay_after_locked(q, item, kwq_time_after(now, *delay_ns));
+		ret = kwq_delay_after_locked(q, item,
+					     kwq_time_after(now, *delay_ns));
 	} else {
-		kwq_add_now_locked(q, item, flags);
+		ret = kwq_add_now_locked(q, item, flags);
 	}
 	was = q->nr_queued - was;
 	spin_unlock_irqrestore(&q->lock, irqflags);
@@ -131,8 +132,9 @@ out:
  *
  * Context: any context @gfp allows (process context with KWQ_ADD_WAIT);
  * takes and releases q->lock.
- * Return: 0 if the key is pending afterwards (queued, coalesced with a
- * queued copy, marked dirty while processing, or waiting); -ESHUTDOWN once
+ * Return: what the add did if the key is pending afterwards (>= 0,
+ * WQ_ADDED_*: queued, coalesced with a queued copy, marked dirty while
+ * processing, waiting, or waiting already for an earlier time); -ESHUTDOWN once
  * the queue is shutting down (also while waiting for room); -EAGAIN if a
  * new key would exceed max_items (without KWQ_ADD_WAIT); -ETIMEDOUT or
  * -ERESTARTSYS (KWQ_ADD_WAIT); -EDQUOT if it would exceed the owner's
@@ -153,7 +155,8 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
  * 1 if it was queued, *@inserted whether a spare record became the key's.
  * Otherwise false, and no spare record taken, with *@err the add's
  * result if it is final (-EAGAIN without KWQ_ADD_WAIT, counted as
- * refused; -EDQUOT; -ESHUTDOWN), or 0 for the slow path to go on.
+ * refused; -EDQUOT; -ESHUTDOWN), or 0 for the slow path to go on. If
+ * added, *@err is what the add did (WQ_ADDED_*).
  */
 static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
 			       u64 hash, unsigned int flags,
@@ -184,7 +187,7 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
 		return false;
 	}
 	*queued = q->nr_queued;
-	kwq_add_now_locked(q, item, flags);
+	*err = kwq_add_now_locked(q, item, flags);
 	*queued = q->nr_queued - *queued;
 	return true;
 }
@@ -231,14 +234,14 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 		done = kwq_add_key_locked(q, key, len, hash, flags, &queued,
 					  &inserted, &err);
 		spin_unlock_irqrestore(&q->lock, irqflags);
-		if (err)
-			return err;
 		if (done) {
 			kwq_wake_getters(q, queued);
 			if (inserted)
 				kwq_record_grow(q, gfp);
-			return 0;
+			return err;
 		}
+		if (err)
+			return err;
 	}
 	new = kwq_record_alloc(len, gfp);
 	if (!new)

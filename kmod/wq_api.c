@@ -161,8 +161,11 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 {
 	int ret = kwq_check_key(key, len);
 
+	if (ret)
+		return ret;
 	/* a key the queue holds already: no allocation (kwq_add_key()) */
-	return ret ?: kwq_add_key(q, key, len, delay_ns, flags, gfp, KTIME_MAX);
+	ret = kwq_add_key(q, key, len, delay_ns, flags, gfp, KTIME_MAX);
+	return ret < 0 ? ret : 0;	/* not what it did (WQ_ADDED_*) */
 }
 
 /**

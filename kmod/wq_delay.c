@@ -222,23 +222,31 @@ int kwq_delay_add_room(struct kwq *q, int idx, bool unlimited, gfp_t gfp)
  * A key already waiting keeps the earlier of its two ready times; a later
  * call never postpones it. @item may be freed on return if it was given no
  * held state (which would be a bug: see the WARN).
+ *
+ * Return: WQ_ADDED_WAITING, or WQ_ADDED_KEPT if the key was waiting
+ * already for @ready or earlier (or, on the WARN, nothing was done).
  */
-void kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
-			       ktime_t ready)
+int kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
+			      ktime_t ready)
 {
+	int ret = WQ_ADDED_WAITING;
+
 	lockdep_assert_held(&q->lock);
 	if (item->flags & KWQ_ITEM_WAITING) {
+		if (ready >= item->wait.when)
+			ret = WQ_ADDED_KEPT;
 		kwq_heap_move_earlier(&q->waiting, &item->wait, ready);
 	} else {
 		/* kwq_delay_room_locked() said so under this lock hold */
 		if (WARN_ON_ONCE(kwq_heap_chunk_needed(&q->waiting) != -1)) {
 			kwq_record_unhold_locked(q, item);	/* no state */
-			return;
+			return WQ_ADDED_KEPT;
 		}
 		kwq_heap_push(&q->waiting, &item->wait, ready);
 		item->flags |= KWQ_ITEM_WAITING;
 	}
 	kwq_delay_arm_locked(q);
+	return ret;
 }
 
 /**
@@ -308,13 +316,15 @@ static void kwq_delay_drop_work(struct work_struct *work)
  *
  * Waiting does not cancel or wait for a queued or processing copy: when
  * the delay passes, the key is added as by Add.
+ *
+ * Return: as kwq_delay_schedule_locked().
  */
-void kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
-			    ktime_t ready)
+int kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
+			   ktime_t ready)
 {
 	lockdep_assert_held(&q->lock);
 	q->retries++;	/* client-go: every AddAfter */
-	kwq_delay_schedule_locked(q, item, ready);
+	return kwq_delay_schedule_locked(q, item, ready);
 }
 
 /*

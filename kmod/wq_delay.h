@@ -30,10 +30,10 @@ void kwq_delay_destroy(struct kwq *q);
 
 int kwq_delay_room_locked(struct kwq *q, const struct kwq_item *new);
 int kwq_delay_add_room(struct kwq *q, int idx, bool unlimited, gfp_t gfp);
-void kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
-			       ktime_t ready);
-void kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
-			    ktime_t ready);
+int kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
+			      ktime_t ready);
+int kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
+			   ktime_t ready);
 bool kwq_delay_drop_locked(struct kwq *q);
 void kwq_delay_drop_all(struct kwq *q);
 

@@ -185,6 +185,11 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
  * @size: the kernel's struct size
  * @min_size: the size of the struct's first version
  * @flags: WQ_OP_*
+ * @result: offset of a __u32 result field added in a later version of the
+ *	struct, or 0 for none: a handler's result > 0 goes there (if the
+ *	caller's struct has it; the field is checked writable first, by
+ *	writing back what was read, which the handler requires to be 0) and
+ *	the call returns 0
  * @fn: the handler; @arg is a kernel copy of the struct at @uarg
  */
 struct wq_ioctl_op {
@@ -192,6 +197,7 @@ struct wq_ioctl_op {
 	u32 size;
 	u32 min_size;
 	unsigned int flags;
+	u32 result;
 	wq_ioc_fn fn;
 };
 
@@ -199,14 +205,21 @@ struct wq_ioctl_op {
  * @_last: the last member of the struct's first version. The table is
  * indexed by command number: one look, no search, per call.
  */
-#define WQ_OP(_cmd, _fn, _struct, _last, _flags)			\
+#define WQ_OP_AT(_cmd, _fn, _struct, _last, _flags, _result_off)	\
 	{								\
 		.cmd = _cmd,						\
 		.size = sizeof(_struct),				\
 		.min_size = offsetofend(_struct, _last),		\
 		.flags = _flags,					\
+		.result = _result_off,					\
 		.fn = _fn,						\
 	}
+#define WQ_OP(_cmd, _fn, _struct, _last, _flags)			\
+	WQ_OP_AT(_cmd, _fn, _struct, _last, _flags, 0)
+/* @_result: the field of a later version that takes the handler's result */
+#define WQ_OP_RESULT(_cmd, _fn, _struct, _last, _flags, _result)	\
+	WQ_OP_AT(_cmd, _fn, _struct, _last, _flags,			\
+		 offsetof(_struct, _result))
 
 static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	[_IOC_NR(WQ_IOC_MODULE_INFO)] =
@@ -222,8 +235,9 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	[_IOC_NR(WQ_IOC_LIST)] =
 		WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, 0),
 	[_IOC_NR(WQ_IOC_ADD)] =
-		WQ_OP(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns,
-		      WQ_OP_WRITE | WQ_OP_COPIES_OUT | WQ_OP_PROBES),
+		WQ_OP_RESULT(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns,
+			     WQ_OP_WRITE | WQ_OP_COPIES_OUT | WQ_OP_PROBES,
+			     outcome),
 	[_IOC_NR(WQ_IOC_GET)] =
 		WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns,
 		      WQ_OP_READ | WQ_OP_COPIES_OUT),
@@ -278,6 +292,7 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	unsigned int usize = _IOC_SIZE(cmd);
 	const struct wq_ioctl_op *op;
 	union wq_ioctl_buf buf;
+	u32 __user *res = NULL;
 	struct kwq *q = NULL;
 	long ret;
 
@@ -302,11 +317,13 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	/* The struct's bytes only (the union is several times larger). */
 	if (_IOC_DIR(cmd) & _IOC_WRITE) {
-		if (usize == op->size)	/* the common case, in words */
+		if (usize <= op->size) {	/* in words; older: zero-extended */
 			ret = wq_copy_in(&buf, uarg, usize);
-		else
+			memset((u8 *)&buf + usize, 0, op->size - usize);
+		} else {
 			ret = copy_struct_from_user(&buf, op->size, uarg,
 						    usize);
+		}
 		if (ret)
 			return ret;
 	} else {
@@ -321,7 +338,24 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	    wq_copy_out(uarg, &buf, min_t(u32, usize, op->size)))
 		return -EFAULT;
 
+	/*
+	 * A result field the caller's struct has: writable before anything,
+	 * written back unchanged (a call that fails changes nothing).
+	 */
+	if (op->result && usize >= op->result + sizeof(u32)) {
+		u32 in;
+
+		res = uarg + op->result;
+		memcpy(&in, (u8 *)&buf + op->result, sizeof(in));
+		if (put_user(in, res))
+			return -EFAULT;
+	}
 	ret = op->fn(h, q, &buf, uarg);
+	if (op->result && ret > 0) {
+		if (res && put_user((u32)ret, res))
+			return -EFAULT;
+		ret = 0;
+	}
 	if (!(_IOC_DIR(cmd) & _IOC_READ) || (op->flags & WQ_OP_COPIES_OUT) ||
 	    ret < 0)
 		return ret;

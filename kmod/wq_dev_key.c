@@ -33,7 +33,7 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	int ret;
 
 	if ((a->flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER)) ||
-	    kwq_check_key_len(a->key_len))
+	    a->outcome || a->reserved || kwq_check_key_len(a->key_len))
 		return -EINVAL;
 	if (a->flags & WQ_ADD_RATE_LIMITED) {
 		if (a->delay_ns || (a->flags & WQ_ADD_AFTER))
@@ -76,11 +76,11 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 				   deadline);
 	}
 	/*
-	 * The one result, the limiter's delay, goes out here (it was found
-	 * writable above); nothing else of the struct changes, so no other
-	 * add writes it back, or probes it.
+	 * The limiter's delay goes out here (it was found writable above);
+	 * what the add did (ret, WQ_ADDED_*) goes to @outcome (wq_ioctl());
+	 * nothing else of the struct changes.
 	 */
-	if (!ret && (flags & KWQ_ADD_RATE_LIMITED) &&
+	if (ret >= 0 && (flags & KWQ_ADD_RATE_LIMITED) &&
 	    put_user(a->delay_ns, &ua->delay_ns))
 		return -EFAULT;
 	return ret;
@@ -146,11 +146,12 @@ long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 
 /*
  * The key of @k copied in: into @small (WQ_DEV_SMALL_KEY bytes) if it fits,
- * else into an allocation the caller frees with wq_free_key().
+ * else into an allocation the caller frees with wq_free_key(). @flags: the
+ * flags the call takes.
  */
-static void *wq_copy_key(const struct wq_key *k, u8 *small)
+static void *wq_copy_key(const struct wq_key *k, u32 flags, u8 *small)
 {
-	if (k->flags || k->value || kwq_check_key_len(k->key_len))
+	if ((k->flags & ~flags) || k->value || kwq_check_key_len(k->key_len))
 		return ERR_PTR(-EINVAL);
 	if (k->key_len > WQ_DEV_SMALL_KEY)
 		return memdup_user(u64_to_user_ptr(k->key), k->key_len);
@@ -165,17 +166,22 @@ static void wq_free_key(void *key, u8 *small)
 		kfree(key);
 }
 
-/* DONE and FORGET: the key copied in, one queue call on it. */
+/*
+ * DONE and FORGET: the key copied in, one queue call on it; with
+ * WQ_KEY_RESULT_STATE, the key's state afterwards as the result.
+ */
 static long wq_key_call(struct kwq *q, struct wq_key *k,
 			int (*call)(struct kwq *q, const void *key, u32 len))
 {
 	u8 small[WQ_DEV_SMALL_KEY];
-	void *key = wq_copy_key(k, small);
+	void *key = wq_copy_key(k, WQ_KEY_RESULT_STATE, small);
 	long ret;
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
 	ret = call(q, key, k->key_len);
+	if (!ret && (k->flags & WQ_KEY_RESULT_STATE))
+		ret = kwq_key_state(q, key, k->key_len);
 	wq_free_key(key, small);
 	return ret;
 }
@@ -197,7 +203,7 @@ long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
 {
 	struct wq_key *k = arg;
 	u8 small[WQ_DEV_SMALL_KEY];
-	void *key = wq_copy_key(k, small);
+	void *key = wq_copy_key(k, 0, small);
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);

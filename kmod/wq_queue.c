@@ -227,14 +227,18 @@ struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
  *
  * An add that makes the key newly dirty (queued, or marked dirty) counts
  * in adds_total and starts its queue_duration (wq_metrics.h).
+ *
+ * Return: what the add did: WQ_ADDED_QUEUED, WQ_ADDED_COALESCED (queued
+ * already) or WQ_ADDED_DIRTY (processing: queued again at done).
  */
-void kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now)
+int kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now)
 {
 	lockdep_assert_held(&q->lock);
 	if ((item->flags & KWQ_ITEM_QUEUED) ||
 	    (item->flags & KWQ_ITEM_DIRTY)) {
 		trace_kwq_add(q, item, KWQ_TRACE_COALESCED);
-		return;
+		return (item->flags & KWQ_ITEM_QUEUED) ? WQ_ADDED_COALESCED :
+							 WQ_ADDED_DIRTY;
 	}
 	item->dirty_ns = now ?: kwq_metrics_now();
 	q->adds++;
@@ -242,20 +246,23 @@ void kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now)
 		item->flags |= KWQ_ITEM_DIRTY;
 		q->nr_dirty++;
 		trace_kwq_add(q, item, KWQ_TRACE_DIRTY);
-		return;
+		return WQ_ADDED_DIRTY;
 	}
 	kwq_enqueue_locked(q, item, false);
 	trace_kwq_add(q, item, KWQ_TRACE_QUEUED);
+	return WQ_ADDED_QUEUED;
 }
 
 /**
  * kwq_mark_pending_locked() - kwq_mark_pending_at_locked() of one key
  * @q: the queue (q->lock held)
  * @item: the record
+ *
+ * Return: as kwq_mark_pending_at_locked().
  */
-void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
+int kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
 {
-	kwq_mark_pending_at_locked(q, item, 0);
+	return kwq_mark_pending_at_locked(q, item, 0);
 }
 
 /*
@@ -348,4 +355,35 @@ int kwq_queue_done(struct kwq *q, const void *key, u32 len)
 
 	kwq_queue_done_many(q, &k, &res, 1);
 	return res;
+}
+
+/**
+ * kwq_key_state() - what the queue holds of a key
+ * @q: the queue
+ * @key: the key
+ * @len: its length
+ *
+ * Context: any context; takes q->lock.
+ * Return: WQ_KEY_* (uapi): queued, processing, dirty, waiting, and
+ * tracked if the limiter counts failures of it; 0 for a key the queue does
+ * not know.
+ */
+u32 kwq_key_state(struct kwq *q, const void *key, u32 len)
+{
+	u64 hash = kwq_record_hash(q, key, len);
+	struct kwq_item *item;
+	unsigned long flags;
+	u32 state = 0;
+
+	spin_lock_irqsave(&q->lock, flags);
+	item = kwq_record_find_locked(q, hash, key, len);
+	if (item)
+		state = (item->flags & KWQ_ITEM_QUEUED ? WQ_KEY_QUEUED : 0) |
+			(item->flags & KWQ_ITEM_PROCESSING ?
+			 WQ_KEY_PROCESSING : 0) |
+			(item->flags & KWQ_ITEM_DIRTY ? WQ_KEY_DIRTY : 0) |
+			(item->flags & KWQ_ITEM_WAITING ? WQ_KEY_WAITING : 0) |
+			(item->failures ? WQ_KEY_TRACKED : 0);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return state;
 }

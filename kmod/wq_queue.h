@@ -389,8 +389,9 @@ struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
 				   bool unlimited);
 struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
 					 struct kwq_item **new, bool unlimited);
-void kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now);
-void kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
+int kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now);
+int kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
+u32 kwq_key_state(struct kwq *q, const void *key, u32 len);
 
 int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 		  u32 cap, u32 *len, u64 *gen, ktime_t deadline,

@@ -27,13 +27,15 @@ static u64 kwq_ratelimit_when_locked(struct kwq *q, struct kwq_item *item,
  * @q: the queue (q->lock held, with room: kwq_delay_room_locked())
  * @item: the record
  * @now: CLOCK_MONOTONIC time of the call
+ * @outcome: set to what the add did (WQ_ADDED_*)
  *
  * The failure is counted and a token taken also when the key is already
  * queued or waiting, as in client-go.
  *
- * Return: the delay used.
+ * Return: the delay used (0: the key was added as by Add).
  */
-u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
+u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now,
+			 int *outcome)
 {
 	u64 delay;
 
@@ -42,9 +44,10 @@ u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now)
 	q->retries++;	/* client-go: every AddRateLimited */
 	trace_kwq_rate_limited(q, item, delay, item->failures);
 	if (delay)
-		kwq_delay_schedule_locked(q, item, kwq_time_after(now, delay));
+		*outcome = kwq_delay_schedule_locked(q, item,
+						     kwq_time_after(now, delay));
 	else
-		kwq_mark_pending_locked(q, item);
+		*outcome = kwq_mark_pending_locked(q, item);
 	return delay;
 }
 

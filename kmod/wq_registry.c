@@ -191,12 +191,15 @@ err_unlock:
 }
 
 /**
- * wq_registry_create() - WQ_IOC_CREATE: create a named queue for userspace
+ * wq_registry_create() - WQ_IOC_CREATE: create a queue for userspace
  * @ipc: the IPC namespace of the caller's /dev/wq file
  * @args: the request from userspace, validated here
  * @qp: set to the queue, with a reference for the caller
  *
- * Names beginning with WQ_KERNEL_PREFIX are the kernel API's (-EACCES).
+ * A named queue, or with WQ_CREATE_PRIVATE (and an all-zero name) one
+ * with no name: the registry does not hold it, so the caller's reference
+ * (the handle's) is its only one. Names beginning with WQ_KERNEL_PREFIX
+ * are the kernel API's (-EACCES).
  * The caller owns the queue and is charged for it; as with mq_open(), its
  * umask applies to the mode. Without CAP_SYS_RESOURCE it may not ask for
  * more than the unprivileged ceilings (-EINVAL, as mq_open() above
@@ -212,8 +215,11 @@ int wq_registry_create(struct wq_ipc *ipc, const struct wq_create *args,
 	u32 items_ceil = READ_ONCE(wq_unpriv_max_items);
 	u32 tracked_ceil = READ_ONCE(wq_unpriv_max_tracked);
 	u32 max_items = args->max_items, max_tracked = args->max_tracked;
+	bool private = args->flags & WQ_CREATE_PRIVATE;
 
-	if (args->flags || (args->mode & ~07777) || wq_check_name(args->name))
+	if ((args->flags & ~WQ_CREATE_PRIVATE) || (args->mode & ~07777) ||
+	    (private ? !!memchr_inv(args->name, 0, WQ_NAME_MAX) :
+		       !!wq_check_name(args->name)))
 		return -EINVAL;
 	if (!strncmp(args->name, WQ_KERNEL_PREFIX, strlen(WQ_KERNEL_PREFIX)))
 		return -EACCES;
@@ -224,8 +230,8 @@ int wq_registry_create(struct wq_ipc *ipc, const struct wq_create *args,
 		    min(READ_ONCE(wq_default_max_items), items_ceil);
 	max_tracked = max_tracked ?:
 		      min(READ_ONCE(wq_default_max_tracked), tracked_ceil);
-	return wq_registry_new(ipc, args->name, max_items, max_tracked,
-			       &args->limiter,
+	return wq_registry_new(ipc, private ? NULL : args->name, max_items,
+			       max_tracked, &args->limiter,
 			       (args->mode ?: 0600) & ~current_umask(),
 			       current_fsuid(), current_fsgid(), WQ_BUDGET_USER,
 			       GFP_KERNEL_ACCOUNT, qp);

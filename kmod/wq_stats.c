@@ -92,6 +92,8 @@ void wq_queue_info_fill(struct kwq *q, struct wq_queue_info *info)
 	struct user_namespace *ns = current_user_ns();
 
 	memcpy(info->name, q->name, WQ_NAME_MAX);
+	if (!q->name[0])
+		info->state |= WQ_STATE_PRIVATE;
 	info->uid = from_kuid_munged(ns, q->uid);
 	info->gid = from_kgid_munged(ns, q->gid);
 	info->mode = q->mode;

@@ -2,7 +2,7 @@
 /*
  * Tracepoints of the queues, system "kwq" (tracefs events/kwq/, perf trace
  * -e 'kwq:*', trace-cmd record -e kwq). Each record carries the queue's
- * name ("-" for an anonymous queue) and the key's length and first
+ * name ("private:ID" for a queue without one) and the key's length and first
  * KWQ_TRACE_KEY bytes (bytes other than printable ASCII as '.'), copied
  * into the record: nothing is dereferenced when the record is printed.
  *
@@ -17,6 +17,7 @@
 #ifndef _WQ_TRACE_HELPERS
 #define _WQ_TRACE_HELPERS
 
+#include <linux/kernel.h>
 #include <linux/string.h>
 
 #include "wq_queue.h"
@@ -37,12 +38,17 @@ enum kwq_shutdown_how {
 	KWQ_TRACE_DISCARD,
 };
 
+/*
+ * A queue's name, or "private:ID" for one without (WQ_CREATE_PRIVATE, or
+ * the kernel API's anonymous ones): ':' is in no name, so no queue can
+ * pose as a private one.
+ */
 static inline void kwq_trace_name(char *dst, const struct kwq *q)
 {
 	if (q->name[0])
 		memcpy(dst, q->name, WQ_NAME_MAX);
 	else
-		strscpy(dst, "-", WQ_NAME_MAX);
+		snprintf(dst, WQ_NAME_MAX, "private:%llu", q->id);
 }
 
 static inline void kwq_trace_key(char *dst, const struct kwq_item *item)

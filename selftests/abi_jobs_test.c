@@ -37,7 +37,7 @@ TEST(layouts)
 {
 	EXPECT_EQ(16U, sizeof(struct wq_iov));
 	EXPECT_EQ(48U, sizeof(struct wq_batch));
-	EXPECT_EQ(32U, sizeof(struct wq_add));
+	EXPECT_EQ(40U, sizeof(struct wq_add));	/* third version: outcome */
 	EXPECT_EQ(1024, WQ_BATCH_MAX);
 }
 
@@ -48,7 +48,8 @@ TEST_F(abij, module_info)
 	memset(&mi, 0xa5, sizeof(mi));
 	ASSERT_EQ(0, xioctl(self->dev, WQ_IOC_MODULE_INFO, &mi));
 	EXPECT_EQ((uint32_t)WQ_BATCH_MAX, mi.batch_max);
-	EXPECT_EQ(0U, mi.reserved2);
+	EXPECT_EQ((uint32_t)(WQ_FEATURE_ADD_OUTCOME | WQ_FEATURE_KEY_STATE),
+		  mi.features);
 	EXPECT_TRUE(mi.add_flags & WQ_ADD_WAIT);
 	EXPECT_TRUE(mi.shutdown_flags & WQ_SHUTDOWN_DISCARD);
 }

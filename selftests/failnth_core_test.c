@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fail-nth (wq_test_failnth.h) of the core calls: create with a limiter
- * and open, adds into a key table that grows, get and done, metrics.
+ * and open, a private queue, adds into a key table that grows, get and
+ * done, metrics.
  */
 #include "wq_test_failnth.h"
 
@@ -59,6 +60,47 @@ TEST_F_TIMEOUT(fnth, create_open, 300)
 				EXPECT_EQ(-EBADF, wq_add(r, "x", 1));
 				if (!a)
 					EXPECT_GET(r, "k");
+			}
+		}
+		fnth_down(_metadata, self);
+	}
+	fnth_report(_metadata, self);
+}
+
+/*
+ * A private queue: made, or nothing charged; given back at its close
+ * (fnth_down() checks the budget).
+ */
+TEST_F_TIMEOUT(fnth, create_private, 300)
+{
+	static const struct wq_attr attr = {
+		.limiter = "exponential:5ms:10s,bucket:100:10",
+		.max_items = 100,
+	};
+	struct wq_stats st;
+	int c, a, s;
+
+	fnth_drop_witness(self);
+	FOR_EACH_NTH(self) {
+		fnth_up(_metadata, self, false, NULL);
+		a = s = -1;
+		fnth_arm(_metadata, self);
+		c = rec(self, wq_create_private(&attr));
+		if (c >= 0) {
+			a = rec(self, wq_add(c, "k", 1));
+			s = rec(self, wq_add_opts(c, "k", 1, NULL));
+		}
+		fnth_disarm(_metadata, self);
+		fnth_keep(self, c);
+		check_results(_metadata, self, 0, 0);
+		if (c >= 0) {
+			ASSERT_EQ(0, wqt_stat(c, &st));
+			EXPECT_STREQ("", st.name);
+			EXPECT_EQ(a >= 0 || s >= 0, st.queued);
+			/* the second add coalesces, or queued if the first failed */
+			if (s >= 0) {
+				EXPECT_EQ(a ? WQ_ADDED_QUEUED :
+					  WQ_ADDED_COALESCED, s);
 			}
 		}
 		fnth_down(_metadata, self);

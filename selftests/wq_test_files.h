@@ -79,4 +79,27 @@ static inline int wqt_param_set(const char *name, unsigned long v)
 	return wqt_write_file(path, buf);
 }
 
+/*
+ * The objects in use in wq's record cache (after a shrink, which also
+ * empties KASAN's quarantine of it), or -1 where /proc/slabinfo cannot
+ * say.
+ */
+static inline long wqt_wq_items(void)
+{
+	char line[256], name[64];
+	long active = -1, v;
+	FILE *f;
+
+	wqt_write_file("/sys/kernel/slab/wq_item/shrink", "1\n");
+	f = fopen("/proc/slabinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", name, &v) == 2 &&
+		    !strcmp(name, "wq_item"))
+			active = v;
+	fclose(f);
+	return active;
+}
+
 #endif /* WQ_TEST_FILES_H */

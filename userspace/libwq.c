@@ -61,16 +61,21 @@ static int wq_named(unsigned long cmd, void *arg, int keep, int oflags)
 	return fd;
 }
 
-int wq_create(const char *name, const struct wq_attr *attr)
+/* CREATE of a named queue, or of a private one (name NULL). */
+static int wq_create_call(const char *name, const struct wq_attr *attr)
 {
 	struct wq_create c;
 	const char *spec = attr && attr->limiter ? attr->limiter : "default";
 	int ret;
 
 	memset(&c, 0, sizeof(c));
-	ret = wq_copy_name(c.name, name);
-	if (ret)
-		return ret;
+	if (name) {
+		ret = wq_copy_name(c.name, name);
+		if (ret)
+			return ret;
+	} else {
+		c.flags = WQ_CREATE_PRIVATE;
+	}
 	ret = wq_limiter_parse(spec, &c.limiter);
 	if (ret)
 		return ret;
@@ -81,6 +86,16 @@ int wq_create(const char *name, const struct wq_attr *attr)
 		c.mode = (uint32_t)attr->mode;
 	}
 	return wq_named(WQ_IOC_CREATE, &c, 1, 0);
+}
+
+int wq_create(const char *name, const struct wq_attr *attr)
+{
+	return name ? wq_create_call(name, attr) : -EINVAL;
+}
+
+int wq_create_private(const struct wq_attr *attr)
+{
+	return wq_create_call(NULL, attr);
 }
 
 /* OPEN and DESTROY: a struct wq_name is all they take. */
@@ -188,24 +203,32 @@ static int wq_add_call(int fd, uint32_t flags, const void *key, size_t len,
 		return ret;
 	if (out)
 		*out = a.delay_ns;
-	return 0;
+	return (int)a.outcome;	/* WQ_ADDED_*: 0 from an older module */
+}
+
+/* The calls of client-go's names return 0, not what the add did. */
+static int wq_zero(int ret)
+{
+	return ret < 0 ? ret : 0;
 }
 
 int wq_add(int fd, const void *key, size_t len)
 {
-	return wq_add_call(fd, 0, key, len, 0, 0, NULL);
+	return wq_zero(wq_add_call(fd, 0, key, len, 0, 0, NULL));
 }
 
 int wq_add_after(int fd, const void *key, size_t len, uint64_t delay_ns)
 {
 	/* an AddAfter, also of 0: it counts in retries_total (client-go) */
-	return wq_add_call(fd, WQ_ADD_AFTER, key, len, delay_ns, 0, NULL);
+	return wq_zero(wq_add_call(fd, WQ_ADD_AFTER, key, len, delay_ns, 0,
+				   NULL));
 }
 
 int wq_add_rate_limited(int fd, const void *key, size_t len,
 			uint64_t *delay_ns)
 {
-	return wq_add_call(fd, WQ_ADD_RATE_LIMITED, key, len, 0, 0, delay_ns);
+	return wq_zero(wq_add_call(fd, WQ_ADD_RATE_LIMITED, key, len, 0, 0,
+				   delay_ns));
 }
 
 /* timeout_ms 0 never waits: a plain add, -EAGAIN when full (as wq_get). */
@@ -213,8 +236,32 @@ int wq_add_wait(int fd, const void *key, size_t len, int timeout_ms)
 {
 	if (timeout_ms == 0)
 		return wq_add(fd, key, len);
-	return wq_add_call(fd, WQ_ADD_WAIT, key, len, 0,
-			   wq_deadline_ms(timeout_ms), NULL);
+	return wq_zero(wq_add_call(fd, WQ_ADD_WAIT, key, len, 0,
+				   wq_deadline_ms(timeout_ms), NULL));
+}
+
+int wq_add_opts(int fd, const void *key, size_t len,
+		const struct wq_add_opts *o)
+{
+	uint32_t flags;
+	uint64_t deadline = 0;
+
+	if (!o)
+		return wq_add_call(fd, 0, key, len, 0, 0, NULL);
+	flags = o->flags;
+	if (flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_AFTER | WQ_ADD_WAIT) ||
+	    o->priority || (!(flags & WQ_ADD_AFTER) && o->delay_ns) ||
+	    (!(flags & WQ_ADD_WAIT) && o->timeout_ms))
+		return -EINVAL;
+	if (flags & WQ_ADD_WAIT) {
+		if (o->timeout_ms == 0)
+			flags &= ~WQ_ADD_WAIT;	/* as wq_add_wait */
+		else
+			deadline = wq_deadline_ms(o->timeout_ms);
+	}
+	return wq_add_call(fd, flags, key, len,
+			   (flags & WQ_ADD_AFTER) ? o->delay_ns : 0, deadline,
+			   NULL);
 }
 
 static ssize_t wq_get_ex(int fd, void *buf, size_t cap, int timeout_ms,

@@ -21,11 +21,14 @@ static int pick_fd(void)
 
 static void build_create(struct wq_create *c)
 {
-	c->flags = chance(85) ? 0 : flags_val(0);
+	c->flags = chance(75) ? 0 : flags_val(WQ_CREATE_PRIVATE);
 	c->max_items = chance(70) ? rn(64) : (uint32_t)rnd();
 	c->mode = chance(60) ? 0 : chance(50) ? 0666 : (uint32_t)rnd();
 	c->max_tracked = chance(70) ? rn(64) : (uint32_t)rnd();
 	name_val(c->name);
+	/* a private queue has no name: mostly as it should be */
+	if ((c->flags & WQ_CREATE_PRIVATE) && chance(70))
+		memset(c->name, 0, sizeof(c->name));
 	limiter_val(&c->limiter);
 }
 
@@ -58,6 +61,8 @@ static void build_add(struct wq_add *a)
 	a->key = key_ptr(a->key_len);
 	a->delay_ns = chance(60) ? 0 : chance(80) ? rn(3000000) : rnd();
 	a->deadline_ns = (a->flags & WQ_ADD_WAIT) || chance(10) ? deadline() : 0;
+	a->outcome = reserved_val();	/* out only: must be 0 */
+	a->reserved = reserved_val();
 }
 
 static void build_get(struct wq_get *g)
@@ -72,7 +77,7 @@ static void build_get(struct wq_get *g)
 
 static void build_key(struct wq_key *k)
 {
-	k->flags = chance(85) ? 0 : flags_val(0);
+	k->flags = chance(85) ? 0 : flags_val(WQ_KEY_RESULT_STATE);
 	k->key_len = key_len_val();
 	k->key = key_ptr(k->key_len);
 	k->value = reserved_val();
@@ -309,6 +314,24 @@ static void check_result(int fd, unsigned int ci, unsigned char *s, long r,
 	case WQ_IOC_LIST:
 		if (clean)
 			check_list((const void *)s, arg, size);
+		break;
+	case WQ_IOC_DONE:
+	case WQ_IOC_FORGET: {
+		struct wq_key k;
+
+		memcpy(&k, &bin, sizeof(k));	/* as sent */
+		/* with WQ_KEY_RESULT_STATE: the key's state, WQ_KEY_* */
+		if (r != 0 && !(k.flags == WQ_KEY_RESULT_STATE && r > 0 &&
+				r <= 0x1f))
+			fail("%s returned %ld", cmds[ci].name, r);
+		break;
+	}
+	case WQ_IOC_ADD:
+		if (r != 0)
+			fail("ADD returned %ld", r);
+		else if (clean && size >= offsetof(struct wq_add, reserved) &&
+			 ((const struct wq_add *)s)->outcome > WQ_ADDED_KEPT)
+			fail("ADD outcome %u", ((const struct wq_add *)s)->outcome);
 		break;
 	default:
 		if (r != 0 && cmd != WQ_IOC_SHUTDOWN)

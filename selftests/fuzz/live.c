@@ -138,7 +138,9 @@ static void live_add(void)
 		a->flags = WQ_ADD_WAIT;
 		a->deadline_ns = short_deadline();
 	}
-	live_call(slot, WQ_IOC_ADD, uat(AT_STRUCT), a->flags & WQ_ADD_WAIT);
+	if (live_call(slot, WQ_IOC_ADD, uat(AT_STRUCT), a->flags & WQ_ADD_WAIT) == 0 &&
+	    a->outcome > WQ_ADDED_KEPT)
+		fail("ADD outcome %u", a->outcome);
 }
 
 static void live_get(void)

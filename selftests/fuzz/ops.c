@@ -37,13 +37,20 @@ void bind_slot(int i, const char *name, int create)
 	if (mode == O_RDWR && (create || chance(50))) {
 		c.max_items = 8 + rn(32);
 		c.mode = 0666;
+		if (!name && chance(15)) {	/* this slot's own queue */
+			c.flags = WQ_CREATE_PRIVATE;
+			memset(c.name, 0, sizeof(c.name));
+		}
 		if (do_ioctl(fd, WQ_IOC_CREATE, (uintptr_t)&c, 0, &err) == 0) {
 			slot_access[i] = ACC_READ | ACC_WRITE;
 			return;
 		}
 		if (!errno_ok(fd, WQ_IOC_CREATE, err))
-			fail("CREATE %s: %s", c.name, ename(err));
+			fail("CREATE %s: %s", c.flags ? "(private)" : c.name,
+			     ename(err));
 	}
+	if (c.flags)		/* a private create failed: open a name */
+		snprintf(c.name, sizeof(c.name), "fuzz.%u", rn(NQUEUES));
 	memcpy(nm.name, c.name, sizeof(nm.name));
 	nm.flags = mode == O_RDONLY ? WQ_OPEN_READ_ONLY :
 		   mode == O_WRONLY ? WQ_OPEN_WRITE_ONLY : 0;

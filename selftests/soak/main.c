@@ -325,7 +325,7 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 
-	items0 = wq_items();
+	items0 = wqt_wq_items();
 	if (items0 < 0)
 		printf("# no wq_item in /proc/slabinfo: records are not counted\n");
 	start = now_ms();

@@ -236,11 +236,10 @@ void check_queue(int qi, int64_t discard_ret);
 void add_totals(const struct qcount *c);
 
 /* watch.c: stalls watched during a round, wq's record cache after it */
-extern long items0;	/* wq_items() at the start */
+extern long items0;	/* wqt_wq_items() at the start */
 void monitor_reset(void);
 void monitor_signal(pid_t a, pid_t b);
 void until(int64_t t0, int64_t ms);
-long wq_items(void);
 void check_items(void);
 
 #endif /* WQ_SOAK_H */

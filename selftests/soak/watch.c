@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "soak.h"
+#include "../wq_test_files.h"
 
 /*
  * Keys queued while nobody takes any for STALL_MS: consumers asleep in
@@ -112,34 +113,7 @@ void until(int64_t t0, int64_t ms)
 	}
 }
 
-/*
- * The objects in use in wq's record cache (after a shrink, which also
- * empties KASAN's quarantine of it), or -1 where /proc/slabinfo cannot
- * say.
- */
-long wq_items(void)
-{
-	char line[256], name[64];
-	long active = -1, v;
-	FILE *f;
-
-	f = fopen("/sys/kernel/slab/wq_item/shrink", "w");
-	if (f) {
-		fputs("1\n", f);
-		fclose(f);
-	}
-	f = fopen("/proc/slabinfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %ld", name, &v) == 2 &&
-		    !strcmp(name, "wq_item"))
-			active = v;
-	fclose(f);
-	return active;
-}
-
-long items0 = -1;		/* wq_items() at the start */
+long items0 = -1;		/* wqt_wq_items() at the start */
 
 /* After a round: every record freed (a few tries: frees may trail). */
 void check_items(void)
@@ -150,7 +124,7 @@ void check_items(void)
 	if (items0 < 0)
 		return;
 	for (i = 0; i < 20; i++) {
-		n = wq_items();
+		n = wqt_wq_items();
 		if (n == items0)
 			return;
 		sleep_ms(50);

@@ -151,17 +151,30 @@ struct wq_limiter {
 	},								\
 }
 
+/* struct wq_create.flags */
+#define WQ_CREATE_PRIVATE	_BITUL(0)	/* no name: this file's queue */
+
 /**
- * struct wq_create - WQ_IOC_CREATE: create a named queue, bind this fd to it
- * @flags: must be 0
+ * struct wq_create - WQ_IOC_CREATE: create a queue, bind this fd to it
+ * @flags: WQ_CREATE_*
  * @max_items: most distinct keys held at once; 0 means the module default
  * @mode: permission bits, 07777; 0 means 0600. As with mq_open(), the
  *	caller's umask is applied
  * @max_tracked: most keys kept only for their rate-limiter failures (not
  *	queued, processing or waiting); beyond it the least recently used is
  *	forgotten. 0 means the module default
- * @name: [A-Za-z0-9._-]{1,63}, NUL-terminated, zero-padded
+ * @name: [A-Za-z0-9._-]{1,63}, NUL-terminated, zero-padded; all zero with
+ *	WQ_CREATE_PRIVATE
  * @limiter: the rate limiter of the queue
+ *
+ * With WQ_CREATE_PRIVATE the queue has no name, as a memfd has no path: it
+ * is in no IPC namespace, never listed, and cannot be opened; it is shared
+ * only by passing or inheriting this file (fork, SCM_RIGHTS,
+ * pidfd_getfd()), and freed when the file's last reference goes. It is
+ * charged to its creator's budget as any queue (user_max_queues), but not
+ * counted as a name (max_queues, ns_max_queues); tracepoints name it
+ * "private:ID" (@id of struct wq_queue_info); WQ_IOC_STAT reports an empty
+ * name and WQ_STATE_PRIVATE.
  *
  * Errors: -EBUSY (the handle is bound already), -EBADF (the file is not
  * open for reading and writing), -EINVAL (a bad name, mode or limiter,
@@ -213,6 +226,13 @@ struct wq_name {
 #define WQ_ADD_WAIT		_BITUL(1)	/* wait for room, not -EAGAIN */
 #define WQ_ADD_AFTER		_BITUL(2)	/* an AddAfter, also of 0 ns */
 
+/* struct wq_add.outcome: what an add did */
+#define WQ_ADDED_QUEUED		0	/* newly queued */
+#define WQ_ADDED_COALESCED	1	/* already queued: kept its place */
+#define WQ_ADDED_DIRTY		2	/* processing: queued again at done */
+#define WQ_ADDED_WAITING	3	/* waits for its delay */
+#define WQ_ADDED_KEPT		4	/* waits already, not later: unchanged */
+
 /**
  * struct wq_add - WQ_IOC_ADD: Add, AddAfter and AddRateLimited
  * @flags: WQ_ADD_*
@@ -223,6 +243,14 @@ struct wq_name {
  * @deadline_ns: with WQ_ADD_WAIT: absolute CLOCK_MONOTONIC time to stop
  *	waiting for room (-ETIMEDOUT), or WQ_DEADLINE_NONE; otherwise 0.
  *	(Added in the struct's second version.)
+ * @outcome: out: what the add did, WQ_ADDED_* (an add of a waiting key
+ *	without a delay queues it: WQ_ADDED_QUEUED; an AddRateLimited whose
+ *	delay is 0 is reported as an Add). Written, like @delay_ns, only by a
+ *	module with WQ_FEATURE_ADD_OUTCOME (struct wq_module_info); it is
+ *	checked writable before the add, and if writing it fails after the
+ *	add the call fails with -EFAULT though the add took effect. (Added
+ *	in the third version.)
+ * @reserved: must be 0
  *
  * WQ_ADD_AFTER says the call is an AddAfter: it counts in the retries
  * metric also when @delay_ns is 0 (client-go counts every AddAfter; an
@@ -245,6 +273,8 @@ struct wq_add {
 	__u64 key;
 	__u64 delay_ns;
 	__u64 deadline_ns;
+	__u32 outcome;
+	__u32 reserved;
 };
 
 #define WQ_GET_NONBLOCK		_BITUL(0)	/* -EAGAIN instead of waiting */
@@ -282,12 +312,30 @@ struct wq_get {
 	__u64 deadline_ns;
 };
 
+/* struct wq_key.flags */
+#define WQ_KEY_RESULT_STATE	_BITUL(0)	/* DONE, FORGET: return the state */
+
+/* The state of a key in a queue: what the queue holds of it */
+#define WQ_KEY_QUEUED		_BITUL(0)	/* queued */
+#define WQ_KEY_PROCESSING	_BITUL(1)	/* handed out, not done */
+#define WQ_KEY_DIRTY		_BITUL(2)	/* processing, queued again at done */
+#define WQ_KEY_WAITING		_BITUL(3)	/* waits for its delay */
+#define WQ_KEY_TRACKED		_BITUL(4)	/* the limiter counts its failures */
+
 /**
  * struct wq_key - WQ_IOC_DONE, WQ_IOC_FORGET, WQ_IOC_NUM_REQUEUES
- * @flags: must be 0
+ * @flags: WQ_KEY_RESULT_STATE (DONE and FORGET only), or 0
  * @key_len: 1..WQ_KEY_MAX
  * @key: user pointer to the key bytes
  * @value: out: the result (NUM_REQUEUES), otherwise 0
+ *
+ * With WQ_KEY_RESULT_STATE, a DONE or FORGET that succeeds returns the
+ * key's state just after it (WQ_KEY_*, read in a second hold of the
+ * queue's lock: another caller's call may come between; 0: the queue
+ * neither holds the key nor counts its failures any more), so that a
+ * binding that maps its items to keys knows when to let an item go. Any
+ * handle may ask it, as any handle may see the queue's numbers.
+ * (WQ_FEATURE_KEY_STATE; a module without it fails the call with -EINVAL.)
  *
  * Errors: DONE: -ENOENT (the key is not being processed), -ENOMEM. FORGET
  * and NUM_REQUEUES: -ENOMEM.
@@ -384,6 +432,7 @@ struct wq_batch {
 #define WQ_STATE_SHUTTING_DOWN	_BITUL(0)
 #define WQ_STATE_DRAINING	_BITUL(1)	/* a drain is waiting */
 #define WQ_STATE_UNLINKED	_BITUL(2)	/* name destroyed, handles open */
+#define WQ_STATE_PRIVATE	_BITUL(3)	/* no name (WQ_CREATE_PRIVATE) */
 
 /**
  * struct wq_queue_info - WQ_IOC_STAT result, and one WQ_IOC_LIST entry
@@ -463,6 +512,10 @@ struct wq_list {
 	__u64 entries;
 };
 
+/* struct wq_module_info.features: what a module older than them lacks */
+#define WQ_FEATURE_ADD_OUTCOME	_BITUL(0)	/* struct wq_add.outcome */
+#define WQ_FEATURE_KEY_STATE	_BITUL(1)	/* WQ_KEY_RESULT_STATE */
+
 /**
  * struct wq_module_info - WQ_IOC_MODULE_INFO: what this module supports
  * @abi_version: WQ_ABI_VERSION of the module
@@ -484,10 +537,11 @@ struct wq_list {
  * @user_max_key_bytes: key bytes plus @key_cost per key one user's queues
  *	may hold
  * @user_queues: the caller's queues charged now
- * @reserved: 0
+ * @create_flags: WQ_CREATE_* bits understood (0 from a module without
+ *	private queues)
  * @user_key_bytes: the caller's key bytes (plus @key_cost each) charged now
  * @batch_max: WQ_BATCH_MAX
- * @reserved2: 0
+ * @features: WQ_FEATURE_* (0 from a module older than them)
  *
  * A quota exceeded is -EDQUOT; CAP_SYS_RESOURCE at create time exempts a
  * queue from its owner's limits (it is still counted).
@@ -511,10 +565,10 @@ struct wq_module_info {
 	__u32 key_cost;
 	__u64 user_max_key_bytes;
 	__u32 user_queues;
-	__u32 reserved;
+	__u32 create_flags;
 	__u64 user_key_bytes;
 	__u32 batch_max;
-	__u32 reserved2;
+	__u32 features;
 };
 
 #define WQ_HIST_MAX		32	/* most buckets of a histogram */

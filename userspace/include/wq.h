@@ -41,6 +41,17 @@ struct wq_attr {
 };
 
 int wq_create(const char *name, const struct wq_attr *attr);
+/*
+ * wq_create_private: a new queue with no name, as memfd_create() makes a
+ * file with no path: in no IPC namespace, never listed, not openable by
+ * name; shared only by passing or inheriting the returned fd (fork,
+ * SCM_RIGHTS, pidfd_getfd), and freed when the fd's open file is last
+ * closed. Every call below works on it; it counts against the creator's
+ * queue budget until freed. attr as wq_create (mode is kept but nobody
+ * opens the queue by it). Returns the fd, or -errno (-EINVAL from a
+ * module without private queues).
+ */
+int wq_create_private(const struct wq_attr *attr);
 int wq_open(const char *name);
 /*
  * wq_open_flags: O_RDONLY (a consumer: get, done), O_WRONLY (a producer:
@@ -117,6 +128,32 @@ int wq_num_requeues(int fd, const void *key, size_t len);
  * -EDQUOT, -ENOMEM.
  */
 int wq_add_wait(int fd, const void *key, size_t len, int timeout_ms);
+
+/*
+ * wq_add_opts: one add of any kind that says what it did. flags:
+ * WQ_ADD_AFTER (wait delay_ns first; an AddAfter also of 0),
+ * WQ_ADD_RATE_LIMITED (the queue's limiter says how long; not with
+ * WQ_ADD_AFTER), WQ_ADD_WAIT (wait for room as wq_add_wait, timeout_ms as
+ * there). Fields a flag does not use must be 0; priority must be 0. o NULL
+ * is a plain add. Returns what the add did, >= 0:
+ *   WQ_ADDED_QUEUED     newly queued
+ *   WQ_ADDED_COALESCED  queued already: it kept its place
+ *   WQ_ADDED_DIRTY      being processed: queued again at its done
+ *   WQ_ADDED_WAITING    waits for its delay
+ *   WQ_ADDED_KEPT       waits already, for an earlier time: unchanged
+ * (an add of a waiting key without a delay queues it: WQ_ADDED_QUEUED; a
+ * rate-limited add whose delay is 0 reports as an add), or the errors of
+ * the calls above. A module without add outcomes reports 0 for all.
+ */
+struct wq_add_opts {
+	uint32_t flags;		/* WQ_ADD_AFTER, WQ_ADD_RATE_LIMITED, WQ_ADD_WAIT */
+	int32_t priority;	/* 0 */
+	uint64_t delay_ns;	/* with WQ_ADD_AFTER */
+	int timeout_ms;		/* with WQ_ADD_WAIT */
+};
+
+int wq_add_opts(int fd, const void *key, size_t len,
+		const struct wq_add_opts *o);
 
 /*
  * Batches: one system call for up to WQ_BATCH_MAX keys. A call-level error
