@@ -50,9 +50,37 @@ build/host/%_test: selftests/host/%_test.c kmod/wq_%.c kmod/wq_%.h $(TOOLS)/.sta
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -Iselftests/host/shim -Ikmod \
 		-isystem $(KSFT_DIR) -o $@ $< kmod/wq_$*.c
 
-selftests: userspace $(TOOLS)/.stamp $(HOST_TESTS)
+selftests: userspace $(TOOLS)/.stamp $(HOST_TESTS) go
 	$(MAKE) -C userspace tests KSFT_DIR=$(KSFT_DIR)
 	$(MAKE) -C selftests O=$(CURDIR)/build/selftests KSFT_DIR=$(KSFT_DIR)
+
+# The Go package (go/): Debian 12's Go 1.23 from bookworm-backports, the
+# standard library only, no cgo, offline. `go` builds its test binary for
+# the guest (static) and the C layout of the ABI its layout test compares
+# with; `go-check` is the host's part: gofmt, go vet, the tests that need
+# no kernel.
+GO ?= $(firstword $(wildcard /usr/lib/go-1.23/bin/go) go)
+GOFMT ?= $(dir $(GO))gofmt
+GOENV := CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOPROXY=off \
+	 GOCACHE=$(CURDIR)/build/go/cache GOPATH=$(CURDIR)/build/go/path
+GO_SRC := go/go.mod $(wildcard go/workqueue/*.go)
+
+go: build/selftests/go_workqueue.test build/selftests/go_layout.txt
+
+build/selftests/go_workqueue.test: $(GO_SRC)
+	@mkdir -p build/selftests
+	cd go && $(GOENV) $(GO) test -c -o $(CURDIR)/$@ ./workqueue
+
+build/selftests/go_layout.txt: selftests/host/go_layout.c uapi/linux/wq.h
+	@mkdir -p build/host build/selftests
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o build/host/go_layout $<
+	build/host/go_layout > $@
+
+go-check: build/selftests/go_layout.txt
+	@out=$$(cd go && $(GOFMT) -l .); [ -z "$$out" ] || { echo "gofmt -l: $$out"; exit 1; }
+	cd go && $(GOENV) $(GO) vet ./...
+	cd go && $(GOENV) WQ_LAYOUT_FILE=$(CURDIR)/build/selftests/go_layout.txt \
+		$(GO) test -count=1 ./...
 
 # Everything the four lanes need (check-quick needs only the base).
 deps:
@@ -148,5 +176,5 @@ clean:
 
 include mk/install.mk
 
-.PHONY: all module userspace selftests deps deps-quick static check check-quick demo clean \
+.PHONY: all module userspace selftests go go-check deps deps-quick static check check-quick demo clean \
 	bench bench-compare bench-irqsoff fuzz check-long soak install install-kmod install-user uninstall dkms-src

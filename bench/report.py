@@ -43,6 +43,10 @@ FIGURES = [
      "delay_fire_big_ns", "delay_fire_small_ns", "<=", 2.0, "ns"),
     ("9c", "metrics' cost: in-kernel cycle, metrics on / metrics=N",
      "kwq_cycle_ns", "kwq_cycle_nometrics_ns", None, None, "ns"),
+    ("10a", "Go package Add+Get+Done / in-process Go stand-in of client-go",
+     "go_cycle_ns", "go_standin_cycle_ns", None, None, "ns"),
+    ("10b", "Go package 1P+1C, time per key / in-process Go stand-in",
+     "go_p1c1_ns", "go_standin_p1c1_ns", None, None, "ns"),
 ]
 
 

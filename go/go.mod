@@ -1,0 +1,3 @@
+module wq.dev/go
+
+go 1.22

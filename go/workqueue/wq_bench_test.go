@@ -1,0 +1,157 @@
+package workqueue_test
+
+// make bench's Go figures (bench/guest runs these with -test.bench): the
+// package's single-key cycle and one producer with one consumer, against
+// an in-process stand-in of client-go's queue (the same algorithm: a
+// mutex, a condition variable, a slice and two sets), in the same guest.
+// client-go itself cannot be vendored here; compare with it by putting
+// its queue in place of the stand-in.
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"wq.dev/go/workqueue"
+)
+
+// standin: client-go's Typed queue, reduced to what the figures use.
+type standin struct {
+	mu         sync.Mutex
+	cond       *sync.Cond
+	queue      []string
+	dirty      map[string]struct{}
+	processing map[string]struct{}
+	shutdown   bool
+}
+
+func newStandin() *standin {
+	s := &standin{dirty: map[string]struct{}{}, processing: map[string]struct{}{}}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+func (s *standin) Add(k string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.dirty[k]; ok || s.shutdown {
+		return
+	}
+	s.dirty[k] = struct{}{}
+	if _, ok := s.processing[k]; ok {
+		return
+	}
+	s.queue = append(s.queue, k)
+	s.cond.Signal()
+}
+
+func (s *standin) Get() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.queue) == 0 && !s.shutdown {
+		s.cond.Wait()
+	}
+	if len(s.queue) == 0 {
+		return "", true
+	}
+	k := s.queue[0]
+	s.queue = s.queue[1:]
+	s.processing[k] = struct{}{}
+	delete(s.dirty, k)
+	return k, false
+}
+
+func (s *standin) Done(k string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.processing, k)
+	if _, ok := s.dirty[k]; ok {
+		s.queue = append(s.queue, k)
+		s.cond.Signal()
+	}
+}
+
+func (s *standin) ShutDown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shutdown = true
+	s.cond.Broadcast()
+}
+
+type benchQueue interface {
+	Add(string)
+	Get() (string, bool)
+	Done(string)
+	ShutDown()
+}
+
+func needDev(b *testing.B) {
+	if _, err := os.Stat("/dev/wq"); err != nil {
+		b.Skip("no /dev/wq")
+	}
+}
+
+func cycle(b *testing.B, q benchQueue) {
+	defer q.ShutDown()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q.Add("ns/pod-1")
+		k, _ := q.Get()
+		q.Done(k)
+	}
+}
+
+func kernelQueue(b *testing.B) *workqueue.Typed[string] {
+	q := workqueue.NewTyped[string]()
+	if err := q.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return q
+}
+
+// The single-key cycle: Add, Get, Done of one key, one goroutine.
+func BenchmarkWqBenchCycle(b *testing.B) {
+	needDev(b)
+	cycle(b, kernelQueue(b))
+}
+
+func BenchmarkWqBenchCycleStandin(b *testing.B) {
+	cycle(b, newStandin())
+}
+
+func p1c1(b *testing.B, q benchQueue) {
+	keys := make([]string, 4096)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("ns/pod-%d", i)
+	}
+	// at most 1024 keys in flight: every key added is new and handed out
+	window := make(chan struct{}, 1024)
+	done := make(chan struct{})
+	b.ResetTimer()
+	go func() {
+		for n := 0; n < b.N; n++ {
+			k, _ := q.Get()
+			q.Done(k)
+			<-window
+		}
+		close(done)
+	}()
+	for i := 0; i < b.N; i++ {
+		window <- struct{}{}
+		q.Add(keys[i%len(keys)])
+	}
+	<-done
+	b.StopTimer()
+	q.ShutDown()
+}
+
+// One producer and one consumer goroutine: time per key.
+func BenchmarkWqBenchP1C1(b *testing.B) {
+	needDev(b)
+	p1c1(b, kernelQueue(b))
+}
+
+func BenchmarkWqBenchP1C1Standin(b *testing.B) {
+	p1c1(b, newStandin())
+}
