@@ -15,6 +15,7 @@
 #include "wq_delay.h"
 #include "wq_metrics.h"
 #include "wq_ratelimit.h"
+#include "wq_ready.h"
 #include "wq_record.h"
 #include "wq_trace.h"
 
@@ -32,14 +33,35 @@ static int kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
 	return kwq_mark_pending_locked(q, item);
 }
 
+/*
+ * Accept the add of @new's key at @prio (on a priority queue, whose level
+ * kwq_level_prepare_locked() made): the held record, its priority given.
+ */
+static struct kwq_item *kwq_accept_prio_locked(struct kwq *q,
+					       struct kwq_item *found,
+					       struct kwq_item **new,
+					       bool unlimited, s32 prio)
+{
+	struct kwq_item *item;
+
+	item = kwq_accept_found_locked(q, found, new, unlimited);
+	if (!IS_ERR(item))
+		kwq_prio_add_locked(q, item, item->flags & KWQ_ITEM_HELD, prio);
+	/* a level made for a priority the key did not take goes back */
+	if (q->prio)
+		kwq_level_trim_locked(q, prio);
+	return item;
+}
+
 /* kwq_add_item() of a record whose key's hash is @hash. */
 static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
-			       u64 *delay_ns, unsigned int flags, gfp_t gfp,
-			       ktime_t deadline)
+			       u64 *delay_ns, unsigned int flags, s32 prio,
+			       gfp_t gfp, ktime_t deadline)
 {
 	bool limited = flags & KWQ_ADD_RATE_LIMITED;
 	bool unlimited = flags & KWQ_ADD_UNLIMITED;
 	bool later = limited || *delay_ns;
+	struct kwq_level *level = NULL;
 	ktime_t now = ktime_get();
 	struct kwq_item *item;
 	unsigned long irqflags;
@@ -59,7 +81,21 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 				goto out;
 			continue;
 		}
-		item = kwq_accept_locked(q, &new, unlimited);
+		item = kwq_record_find_locked(q, hash, kwq_key_data(&new->key),
+					      new->key.len);
+		/* the level of @prio, if the key will take it */
+		ret = (!q->shutting_down && kwq_prio_takes(q, item, prio)) ?
+		      kwq_level_prepare_locked(q, prio, &level, unlimited) : 0;
+		if (ret) {
+			spin_unlock_irqrestore(&q->lock, irqflags);
+			if (ret != -ENOMEM)	/* -EDQUOT */
+				goto out;
+			level = kwq_level_alloc(gfp);
+			if (!level)
+				goto out;
+			continue;
+		}
+		item = kwq_accept_prio_locked(q, item, &new, unlimited, prio);
 		if (item != ERR_PTR(-EAGAIN) || !(flags & KWQ_ADD_WAIT))
 			break;
 		spin_unlock_irqrestore(&q->lock, irqflags);
@@ -76,7 +112,10 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 		if (ret == -EAGAIN)
 			q->metrics.refused++;
 	} else if (limited) {
-		*delay_ns = kwq_ratelimit_locked(q, item, now, &ret);
+		/* with KWQ_ADD_AFTER (priority queues): the shorter delay */
+		*delay_ns = kwq_ratelimit_locked(q, item, now,
+						 (flags & KWQ_ADD_AFTER) ?
+						 *delay_ns : U64_MAX, &ret);
 	} else if (*delay_ns) {
 		trace_kwq_add_after(q, item, *delay_ns, 0);
 		ret = kwq_delay_after_locked(q, item,
@@ -98,6 +137,7 @@ out:
 		kwq_wake_producers(q, 1);
 	if (new)
 		kwq_record_free(new);
+	kfree(level);
 	return ret;
 }
 
@@ -111,6 +151,8 @@ out:
  *	front ends require 0). Out, with KWQ_ADD_RATE_LIMITED and on success
  *	only: the limiter's delay
  * @flags: KWQ_ADD_*
+ * @prio: the add's priority on a priority queue (0 when not given);
+ *	ignored on a plain queue
  * @gfp: how the caller may allocate (growing the key table or the heap
  *	sleeps only if @gfp allows it)
  * @deadline: with KWQ_ADD_WAIT, absolute CLOCK_MONOTONIC time to stop
@@ -141,40 +183,52 @@ out:
  * budget (wq_quota.h); -ENOMEM.
  */
 int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
-		 unsigned int flags, gfp_t gfp, ktime_t deadline)
+		 unsigned int flags, s32 prio, gfp_t gfp, ktime_t deadline)
 {
 	return kwq_add_item_hashed(q, new,
 				   kwq_record_hash(q, kwq_key_data(&new->key),
 						   new->key.len),
-				   delay_ns, flags, gfp, deadline);
+				   delay_ns, flags, prio, gfp, deadline);
 }
 
 /*
  * A plain Add of a key in one hold of q->lock, if the queue knows the key
- * or has a spare record for it. Returns true if it was added: *@queued is
- * 1 if it was queued, *@inserted whether a spare record became the key's.
- * Otherwise false, and no spare record taken, with *@err the add's
- * result if it is final (-EAGAIN without KWQ_ADD_WAIT, counted as
- * refused; -EDQUOT; -ESHUTDOWN), or 0 for the slow path to go on. If
- * added, *@err is what the add did (WQ_ADDED_*).
+ * or has a spare record for it (and, at a priority new to the queue, a
+ * level: *@level, from kwq_level_alloc(), or the queue's spare one).
+ * Returns true if it was added: *@queued is 1 if it was queued,
+ * *@inserted whether a spare record became the key's. Otherwise false,
+ * and no spare record taken, with *@err the add's result if it is final
+ * (-EAGAIN without KWQ_ADD_WAIT, counted as refused; -EDQUOT; -ESHUTDOWN),
+ * -ENOMEM if only a level is missing (allocate one and try again), or 0
+ * for the slow path to go on. If added, *@err is what the add did
+ * (WQ_ADDED_*).
  */
 static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
-			       u64 hash, unsigned int flags,
-			       unsigned int *queued, bool *inserted, int *err)
+			       u64 hash, unsigned int flags, s32 prio,
+			       struct kwq_level **level, unsigned int *queued,
+			       bool *inserted, int *err)
 {
 	bool unlimited = flags & KWQ_ADD_UNLIMITED;
 	struct kwq_item *item, *new = NULL;
 
 	item = kwq_record_find_locked(q, hash, key, len);
+	if (kwq_prio_takes(q, item, prio)) {
+		*err = kwq_level_prepare_locked(q, prio, level, unlimited);
+		if (*err)
+			return false;
+	}
 	*inserted = !item;
 	if (!item) {
 		new = kwq_record_spare_locked(q, len);
-		if (!new)
+		if (!new) {
+			if (q->prio)	/* the slow path makes it again */
+				kwq_level_trim_locked(q, prio);
 			return false;
+		}
 		memcpy(kwq_key_data(&new->key), key, len);
 		new->key.hash = hash;
 	}
-	item = kwq_accept_found_locked(q, item, &new, unlimited);
+	item = kwq_accept_prio_locked(q, item, &new, unlimited, prio);
 	if (IS_ERR(item)) {
 		if (new)	/* refused: still spare */
 			kwq_record_put_locked(q, new);
@@ -199,6 +253,7 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
  * @len: 1..WQ_KEY_MAX
  * @delay_ns: as for kwq_add_item()
  * @flags: as for kwq_add_item()
+ * @prio: as for kwq_add_item()
  * @gfp: as for kwq_add_item()
  * @deadline: as for kwq_add_item()
  *
@@ -208,7 +263,8 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
  * to it) or has a spare record for it (a short new key once keys have
  * been done: wq_record.h); a plain Add refused there (shutting down,
  * full without KWQ_ADD_WAIT, over budget) returns at once, having
- * allocated nothing. Any other add, or one that cannot be done so (no
+ * allocated nothing. At a priority new to the queue it allocates the
+ * level outside the lock and tries again. Any other add, or one that cannot be done so (no
  * spare record, or full with KWQ_ADD_WAIT), allocates a record outside
  * the lock and goes on as kwq_add_item().
  *
@@ -216,70 +272,92 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
  * Return: as kwq_add_item().
  */
 int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
-		unsigned int flags, gfp_t gfp, ktime_t deadline)
+		unsigned int flags, s32 prio, gfp_t gfp, ktime_t deadline)
 {
 	u64 hash = kwq_record_hash(q, key, len);
+	struct kwq_level *level = NULL;
 	bool done, inserted = false;
 	struct kwq_item *new;
 	int err = 0;
 	unsigned long irqflags;
 	unsigned int queued;
 
-	if (!(flags & KWQ_ADD_RATE_LIMITED) && !*delay_ns) {
+	while (!(flags & KWQ_ADD_RATE_LIMITED) && !*delay_ns) {
 		spin_lock_irqsave(&q->lock, irqflags);
 		if (q->shutting_down) {	/* as kwq_accept_locked(), unallocated */
 			spin_unlock_irqrestore(&q->lock, irqflags);
+			kfree(level);
 			return -ESHUTDOWN;
 		}
-		done = kwq_add_key_locked(q, key, len, hash, flags, &queued,
-					  &inserted, &err);
+		done = kwq_add_key_locked(q, key, len, hash, flags, prio,
+					  &level, &queued, &inserted, &err);
 		spin_unlock_irqrestore(&q->lock, irqflags);
 		if (done) {
 			kwq_wake_getters(q, queued);
 			if (inserted)
 				kwq_record_grow(q, gfp);
+			kfree(level);
 			return err;
 		}
+		/* a priority new to the queue: a level, then again */
+		if (err == -ENOMEM && !level) {
+			level = kwq_level_alloc(gfp);
+			if (level)
+				continue;
+		}
+		kfree(level);
 		if (err)
 			return err;
+		break;
 	}
 	new = kwq_record_alloc(len, gfp);
 	if (!new)
 		return -ENOMEM;
 	memcpy(kwq_key_data(&new->key), key, len);
-	return kwq_add_item_hashed(q, new, hash, delay_ns, flags, gfp,
+	return kwq_add_item_hashed(q, new, hash, delay_ns, flags, prio, gfp,
 				   deadline);
 }
 
 /* The result of one key's add in kwq_add_many(). */
 static void kwq_add_one_locked(struct kwq *q, struct kwq_item *item,
-			       u64 now, int *res, unsigned int *ok)
+			       const struct kwq_add_batch *b, u64 now,
+			       int *res, unsigned int *ok)
 {
+	int outcome;
+
 	if (IS_ERR(item)) {
 		*res = PTR_ERR(item);
 		if (*res == -EAGAIN)
 			q->metrics.refused++;
 		return;
 	}
-	kwq_mark_pending_at_locked(q, item, now);
-	*res = 0;
+	outcome = kwq_mark_pending_at_locked(q, item, now);
+	*res = b->outcomes ? outcome : 0;
 	(*ok)++;
 }
 
 /*
  * Add @keys in order, each looked up in this hold of q->lock, while each
- * is known already or a spare record can be its record. Returns how many
- * were handled: the next one is new and needs an allocation.
+ * is known already or a spare record can be its record (and the batch's
+ * priority level exists, or can be made of *@level). Returns how many
+ * were handled: the next one needs an allocation; *@need_level says if
+ * the level was what was missing (then none was handled).
  */
 static unsigned int kwq_add_spared_locked(struct kwq *q,
 					  const struct kwq_keyref *keys,
 					  int *res, unsigned int n,
-					  bool unlimited, unsigned int *ok)
+					  const struct kwq_add_batch *b,
+					  struct kwq_level **level,
+					  bool *need_level, unsigned int *ok)
 {
 	u64 now = kwq_metrics_now();	/* one clock read for the chunk */
 	struct kwq_item *item, *new;
 	unsigned int i;
 
+	*need_level = q->prio && kwq_level_prepare_locked(q, b->prio, level,
+							  b->unlimited);
+	if (*need_level)
+		return 0;
 	for (i = 0; i < n; i++) {
 		new = NULL;
 		item = kwq_record_find_locked(q, keys[i].hash, keys[i].data,
@@ -291,11 +369,17 @@ static unsigned int kwq_add_spared_locked(struct kwq *q,
 			memcpy(kwq_key_data(&new->key), keys[i].data, keys[i].len);
 			new->key.hash = keys[i].hash;
 		}
-		item = kwq_accept_found_locked(q, item, &new, unlimited);
+		item = kwq_accept_found_locked(q, item, &new, b->unlimited);
 		if (new)		/* refused: still spare */
 			kwq_record_put_locked(q, new);
-		kwq_add_one_locked(q, item, now, &res[i], ok);
+		if (!IS_ERR(item))
+			kwq_prio_add_locked(q, item,
+					    item->flags & KWQ_ITEM_HELD,
+					    b->prio);
+		kwq_add_one_locked(q, item, b, now, &res[i], ok);
 	}
+	if (q->prio)
+		kwq_level_trim_locked(q, b->prio);
 	return i;
 }
 
@@ -306,14 +390,16 @@ static unsigned int kwq_add_spared_locked(struct kwq *q,
  */
 static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
 			      int *res, struct kwq_item **items, unsigned int n,
-			      bool unlimited, gfp_t gfp, unsigned int *ok)
+			      const struct kwq_add_batch *b, unsigned int *ok)
 {
+	struct kwq_level *level = NULL;
 	unsigned int i, queued;
 	unsigned long flags;
+	int level_err = 0;
 	u64 now;
 
 	for (i = 0; i < n; i++) {
-		items[i] = kwq_record_alloc(keys[i].len, gfp);
+		items[i] = kwq_record_alloc(keys[i].len, b->gfp);
 		if (!items[i]) {
 			res[i] = -ENOMEM;
 			continue;
@@ -322,16 +408,34 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
 		       keys[i].len);
 		items[i]->key.hash = keys[i].hash;
 	}
-	kwq_record_grow(q, gfp);
+	kwq_record_grow(q, b->gfp);
+	if (q->prio)
+		level = kwq_level_alloc(b->gfp);
 
 	spin_lock_irqsave(&q->lock, flags);
 	queued = q->nr_queued;
 	now = kwq_metrics_now();
-	for (i = 0; i < n; i++)
-		if (items[i])
-			kwq_add_one_locked(q, kwq_accept_locked(q, &items[i],
-								unlimited),
-					   now, &res[i], ok);
+	if (q->prio)
+		level_err = kwq_level_prepare_locked(q, b->prio, &level,
+						     b->unlimited);
+	for (i = 0; i < n; i++) {
+		struct kwq_item *item;
+
+		if (!items[i])
+			continue;
+		if (level_err) {
+			res[i] = level_err;
+			continue;
+		}
+		item = kwq_accept_locked(q, &items[i], b->unlimited);
+		if (!IS_ERR(item))
+			kwq_prio_add_locked(q, item,
+					    item->flags & KWQ_ITEM_HELD,
+					    b->prio);
+		kwq_add_one_locked(q, item, b, now, &res[i], ok);
+	}
+	if (q->prio && !level_err)
+		kwq_level_trim_locked(q, b->prio);
 	queued = q->nr_queued - queued;
 	spin_unlock_irqrestore(&q->lock, flags);
 	kwq_wake_getters(q, queued);
@@ -339,18 +443,21 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
 	for (i = 0; i < n; i++)
 		if (items[i])
 			kwq_record_free(items[i]);
+	kfree(level);
 }
 
 /**
  * kwq_add_many() - Add of each of @n keys, in order
  * @q: the queue
  * @keys: the keys, with their hashes
- * @res: out: each key's result (0, -ESHUTDOWN, -EAGAIN, -EDQUOT, -ENOMEM),
- *	@n entries
+ * @res: out: each key's result (0, or with @b->outcomes WQ_ADDED_*;
+ *	-ESHUTDOWN, -EAGAIN, -EDQUOT, -ENOMEM), @n entries
  * @items: scratch space of KWQ_BATCH record pointers (off the stack)
  * @n: 1..KWQ_BATCH
- * @unlimited: the adder has CAP_SYS_RESOURCE (kwq_record_hold_locked())
- * @gfp: how the caller may allocate (records, the key table's growth)
+ * @b: how: the adder's CAP_SYS_RESOURCE (kwq_record_hold_locked()), the
+ *	keys' priority (a priority queue), whether @res says what each add
+ *	did, and how the caller may allocate (records, the key table's
+ *	growth, a priority level)
  *
  * Each key as kwq_add_item() without a delay: queued at the tail,
  * coalesced, or marked dirty; a key twice in @keys is coalesced like any
@@ -359,28 +466,39 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
  * the rest get a record each, allocated with the lock dropped, and one
  * more hold. Consumers are woken for the keys queued, after each hold.
  *
- * Context: any context @gfp allows; not under q->lock.
+ * Context: any context @b->gfp allows; not under q->lock.
  * Return: how many keys were added.
  */
 unsigned int kwq_add_many(struct kwq *q, const struct kwq_keyref *keys,
 			  int *res, struct kwq_item **items, unsigned int n,
-			  bool unlimited, gfp_t gfp)
+			  const struct kwq_add_batch *b)
 {
+	struct kwq_level *level = NULL;
 	unsigned int i, ok = 0, queued;
 	unsigned long flags;
+	bool need_level;
 
 	if (WARN_ON_ONCE(n > KWQ_BATCH))
 		n = KWQ_BATCH;
-	spin_lock_irqsave(&q->lock, flags);
-	queued = q->nr_queued;
-	i = kwq_add_spared_locked(q, keys, res, n, unlimited, &ok);
-	queued = q->nr_queued - queued;
-	spin_unlock_irqrestore(&q->lock, flags);
-	kwq_wake_getters(q, queued);
+	for (;;) {
+		spin_lock_irqsave(&q->lock, flags);
+		queued = q->nr_queued;
+		i = kwq_add_spared_locked(q, keys, res, n, b, &level,
+					  &need_level, &ok);
+		queued = q->nr_queued - queued;
+		spin_unlock_irqrestore(&q->lock, flags);
+		kwq_wake_getters(q, queued);
+		/* a priority new to the queue: its level, then again */
+		if (!need_level || level)
+			break;
+		level = kwq_level_alloc(b->gfp);
+		if (!level)
+			break;
+	}
+	kfree(level);
 	if (i < n)
-		kwq_add_allocated(q, keys + i, res + i, items, n - i,
-				  unlimited, gfp, &ok);
+		kwq_add_allocated(q, keys + i, res + i, items, n - i, b, &ok);
 	else
-		kwq_record_grow(q, gfp);
+		kwq_record_grow(q, b->gfp);
 	return ok;
 }

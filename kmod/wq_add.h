@@ -27,12 +27,26 @@
 #define KWQ_ADD_WAIT		BIT(2)	/* wait for room, not -EAGAIN */
 #define KWQ_ADD_AFTER		BIT(3)	/* an AddAfter (a retry also of 0 ns) */
 
+/**
+ * struct kwq_add_batch - how kwq_add_many() adds its keys
+ * @unlimited: the adder has CAP_SYS_RESOURCE
+ * @outcomes: each key's result says what its add did (WQ_ADDED_*)
+ * @prio: the keys' priority on a priority queue (0 when not given)
+ * @gfp: how the caller may allocate
+ */
+struct kwq_add_batch {
+	bool unlimited;
+	bool outcomes;
+	s32 prio;
+	gfp_t gfp;
+};
+
 int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
-		 unsigned int flags, gfp_t gfp, ktime_t deadline);
+		 unsigned int flags, s32 prio, gfp_t gfp, ktime_t deadline);
 int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
-		unsigned int flags, gfp_t gfp, ktime_t deadline);
+		unsigned int flags, s32 prio, gfp_t gfp, ktime_t deadline);
 unsigned int kwq_add_many(struct kwq *q, const struct kwq_keyref *keys,
 			  int *res, struct kwq_item **items, unsigned int n,
-			  bool unlimited, gfp_t gfp);
+			  const struct kwq_add_batch *b);
 
 #endif /* _WQ_ADD_H */

@@ -15,6 +15,7 @@
 #include "wq_metrics.h"
 #include "wq_queue.h"
 #include "wq_add.h"
+#include "wq_api.h"
 #include "wq_ipc.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
@@ -27,7 +28,7 @@
 const struct wq_limiter kwq_default_limiter = WQ_LIMITER_DEFAULT_INIT;
 EXPORT_SYMBOL_NS_GPL(kwq_default_limiter, WQ_NS);
 
-static int kwq_check_key(const void *key, size_t len)
+int kwq_check_key(const void *key, size_t len)
 {
 	return key ? kwq_check_key_len(len) : -EINVAL;
 }
@@ -39,7 +40,8 @@ static int kwq_check_key(const void *key, size_t len)
  *	queue. Kernel names live in the initial IPC namespace; the prefix
  *	WQ_KERNEL_PREFIX ("kernel.mydriver") reserves the name: users cannot
  *	create it.
- * @attr: limits, rate limiter and mode; NULL for the defaults
+ * @attr: limits, rate limiter, mode and order (a priority queue with
+ *	WQ_CREATE_PRIORITY in @attr->flags); NULL for the defaults
  *
  * Context: process context; sleeps.
  * Return: the queue with a reference for the caller (kwq_put()), or an
@@ -51,18 +53,27 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 {
 	static const struct kwq_attr defaults;
 	char buf[WQ_NAME_MAX];
+	struct wq_new n;
 	struct kwq *q;
 	int ret;
 
 	might_sleep();
 	if (!attr)
 		attr = &defaults;
-	if (name && wq_copy_name(buf, name))
+	if ((name && wq_copy_name(buf, name)) ||
+	    (attr->flags & ~WQ_CREATE_PRIORITY))
 		return ERR_PTR(-EINVAL);
-	ret = wq_registry_new(wq_ipc_kernel(), name ? buf : NULL,
-			      attr->max_items, attr->max_tracked,
-			      attr->limiter ?: &kwq_default_limiter,
-			      attr->mode ?: 0600, GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
+	n = (struct wq_new) {
+		.max_items = attr->max_items,
+		.max_tracked = attr->max_tracked,
+		.limiter = attr->limiter ?: &kwq_default_limiter,
+		.prio = attr->flags & WQ_CREATE_PRIORITY,
+		.starve_ns = attr->starve_ns,
+		.mode = attr->mode ?: 0600,
+		.uid = GLOBAL_ROOT_UID,
+		.gid = GLOBAL_ROOT_GID,
+	};
+	ret = wq_registry_new(wq_ipc_kernel(), name ? buf : NULL, &n,
 			      WQ_BUDGET_KERNEL, GFP_KERNEL, &q);
 	return ret ? ERR_PTR(ret) : q;
 }
@@ -164,7 +175,7 @@ static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 	if (ret)
 		return ret;
 	/* a key the queue holds already: no allocation (kwq_add_key()) */
-	ret = kwq_add_key(q, key, len, delay_ns, flags, gfp, KTIME_MAX);
+	ret = kwq_add_key(q, key, len, delay_ns, flags, 0, gfp, KTIME_MAX);
 	return ret < 0 ? ret : 0;	/* not what it did (WQ_ADDED_*) */
 }
 
@@ -241,8 +252,8 @@ int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 }
 EXPORT_SYMBOL_NS_GPL(kwq_add_rate_limited, WQ_NS);
 
-static ssize_t kwq_get_common(struct kwq *q, void *buf, size_t cap,
-			      ktime_t deadline, unsigned int flags)
+ssize_t kwq_get_common(struct kwq *q, void *buf, size_t cap,
+		       ktime_t deadline, unsigned int flags, s32 *prio)
 {
 	u32 len = 0;
 	int ret;
@@ -250,7 +261,7 @@ static ssize_t kwq_get_common(struct kwq *q, void *buf, size_t cap,
 	if ((cap && !buf) || (flags & ~(KWQ_GET_KILLABLE | KWQ_GET_NONBLOCK)))
 		return -EINVAL;
 	ret = kwq_queue_get(q, NULL, buf, min_t(size_t, cap, WQ_KEY_MAX), &len,
-			    NULL, deadline, flags);
+			    NULL, prio, deadline, flags);
 	return ret ? ret : (ssize_t)len;	/* not "?:": int vs u32 */
 }
 
@@ -272,7 +283,7 @@ ssize_t kwq_get(struct kwq *q, void *buf, size_t cap, unsigned int flags)
 	might_sleep();
 	if (flags & ~KWQ_GET_KILLABLE)
 		return -EINVAL;
-	return kwq_get_common(q, buf, cap, KTIME_MAX, flags);
+	return kwq_get_common(q, buf, cap, KTIME_MAX, flags, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_get, WQ_NS);
 
@@ -294,7 +305,8 @@ ssize_t kwq_get_timeout(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
 	if (flags & ~KWQ_GET_KILLABLE)
 		return -EINVAL;
 	return kwq_get_common(q, buf, cap,
-			      kwq_time_after(ktime_get(), timeout_ns), flags);
+			      kwq_time_after(ktime_get(), timeout_ns), flags,
+			      NULL);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_get_timeout, WQ_NS);
 
@@ -312,7 +324,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_get_timeout, WQ_NS);
  */
 ssize_t kwq_try_get(struct kwq *q, void *buf, size_t cap)
 {
-	return kwq_get_common(q, buf, cap, 0, KWQ_GET_NONBLOCK);
+	return kwq_get_common(q, buf, cap, 0, KWQ_GET_NONBLOCK, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_try_get, WQ_NS);
 

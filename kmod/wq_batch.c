@@ -57,17 +57,20 @@ static void wq_batch_io_free(struct wq_batch_io *io)
 }
 
 /*
- * The fields ADD and DONE share: no flags, no GET fields; the scratch
- * borrowed, the key array copied in, the results array zeroed (so it is
- * known to be writable).
+ * The fields ADD and DONE share: flags (ADD: a priority on a priority
+ * queue, outcomes), no GET fields; the scratch borrowed, the key array
+ * copied in, the results array zeroed (so it is known to be writable).
  */
-static int wq_batch_io_in(const struct wq_batch *b, struct wq_batch_io *io)
+static int wq_batch_io_in(const struct kwq *q, const struct wq_batch *b,
+			  bool add, struct wq_batch_io *io)
 {
+	u32 known = add ? WQ_ADD_PRIORITY | WQ_ADD_OUTCOME : 0;
 	size_t n = b->count;
 	int ret;
 
-	if (b->flags || !n || n > WQ_BATCH_MAX || b->buf || b->buf_cap ||
-	    b->deadline_ns)
+	if ((b->flags & ~known) || !n || n > WQ_BATCH_MAX || b->buf ||
+	    b->buf_cap || b->deadline_ns || b->reserved ||
+	    ((b->flags & WQ_ADD_PRIORITY) ? !q->prio : b->priority))
 		return -EINVAL;
 	io->s = wq_scratch_get();
 	if (!io->s)
@@ -121,6 +124,12 @@ static bool wq_iov_len_ok(const struct wq_iov *iov)
 static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			  const struct wq_batch *b, bool add)
 {
+	const struct kwq_add_batch ab = {
+		.unlimited = h->unlimited,
+		.outcomes = b->flags & WQ_ADD_OUTCOME,
+		.prio = b->priority,
+		.gfp = WQ_GFP_KEYS,
+	};
 	unsigned int i = 0, ok = 0;
 	struct wq_keys_chunk *c;
 	struct wq_batch_io io;
@@ -128,7 +137,7 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 	long ret;
 	u8 *buf;
 
-	ret = wq_batch_io_in(b, &io);
+	ret = wq_batch_io_in(q, b, add, &io);
 	if (ret)
 		return ret;
 	c = &io.s->keys;
@@ -164,8 +173,8 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			off += v->len;
 		}
 		if (n && add)
-			ok += kwq_add_many(q, c->refs, c->res, c->items,
-						 n, h->unlimited, WQ_GFP_KEYS);
+			ok += kwq_add_many(q, c->refs, c->res, c->items, n,
+					   &ab);
 		else if (n)
 			ok += kwq_queue_done_many(q, c->refs, c->res, n);
 		for (j = 0; j < n; j++)
@@ -219,13 +228,14 @@ static size_t wq_take_bytes(const struct kwq_take *t)
 }
 
 /*
- * Deliver a chunk: its keys to @ubuf, their places to @ukeys. If either
- * copy faults, the chunk's keys go back to the head of the queue, in their
- * order and in one hold of its lock, and the call stops there.
+ * Deliver a chunk: its keys to @ubuf, their places to @ukeys, their
+ * priorities to @uprios (if not NULL). If a copy faults, the chunk's keys
+ * go back to the head of the queue, in their order and in one hold of its
+ * lock, and the call stops there.
  */
 static int wq_take_deliver(struct kwq *q, struct kwq_take *t,
 			   struct wq_take_chunk *c, u8 __user *ubuf,
-			   struct wq_iov __user *ukeys)
+			   struct wq_iov __user *ukeys, s32 __user *uprios)
 {
 	size_t off = 0;
 	u32 i;
@@ -236,7 +246,9 @@ static int wq_take_deliver(struct kwq *q, struct kwq_take *t,
 		off += c->lens[i];
 	}
 	if (!copy_to_user(ubuf, t->buf, off) &&
-	    !copy_to_user(ukeys, c->iov, t->taken * sizeof(c->iov[0])))
+	    !copy_to_user(ukeys, c->iov, t->taken * sizeof(c->iov[0])) &&
+	    (!uprios ||
+	     !copy_to_user(uprios, c->prios, t->taken * sizeof(c->prios[0]))))
 		return 0;
 	for (i = 0, off = 0; i < t->taken; off += c->lens[i++]) {
 		c->refs[i].data = t->buf + off;
@@ -271,6 +283,7 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 	struct kwq_holder *holder = &h->holder;
 	u8 __user *ubuf = u64_to_user_ptr(b->buf);
 	struct wq_iov __user *ukeys = u64_to_user_ptr(b->keys);
+	s32 __user *uprios = u64_to_user_ptr(b->results);
 	unsigned int flags = 0;
 	struct wq_take_chunk *c;
 	struct wq_scratch *s;
@@ -280,10 +293,11 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 	long ret;
 
 	if ((b->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || !b->count ||
-	    b->count > WQ_BATCH_MAX || b->results ||
+	    b->count > WQ_BATCH_MAX || b->priority || b->reserved ||
 	    wq_deadline(b->deadline_ns, &deadline))
 		return -EINVAL;
-	if (!access_ok(ukeys, (size_t)b->count * sizeof(*ukeys)))
+	if (!access_ok(ukeys, (size_t)b->count * sizeof(*ukeys)) ||
+	    (uprios && !access_ok(uprios, (size_t)b->count * sizeof(*uprios))))
 		return -EFAULT;
 	/* an O_NONBLOCK file never sleeps: -EAGAIN (uapi: struct wq_get) */
 	if ((b->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
@@ -303,7 +317,9 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 	 * by another thread are still found at delivery, as documented.
 	 */
 	ret = -EFAULT;
-	if (clear_user(ukeys, min_t(u32, b->count, KWQ_BATCH) * sizeof(*ukeys)))
+	if (clear_user(ukeys, min_t(u32, b->count, KWQ_BATCH) * sizeof(*ukeys)) ||
+	    (uprios && clear_user(uprios, min_t(u32, b->count, KWQ_BATCH) *
+					  sizeof(*uprios))))
 		goto out;
 
 	while (total < b->count) {
@@ -311,13 +327,14 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 			.holder = holder, .buf = s->buf,
 			.cap = min_t(u64, cap, b->buf_cap - off),
 			.n = min_t(u32, b->count - total, KWQ_BATCH),
-			.lens = c->lens, .gens = c->gens,
+			.lens = c->lens, .gens = c->gens, .prios = c->prios,
 		};
 
 		ret = kwq_queue_take(q, &t, deadline, flags);
 		if (ret)
 			break;
-		ret = wq_take_deliver(q, &t, c, ubuf + off, ukeys + total);
+		ret = wq_take_deliver(q, &t, c, ubuf + off, ukeys + total,
+				      uprios ? uprios + total : NULL);
 		if (ret)
 			break;
 		off += wq_take_bytes(&t);

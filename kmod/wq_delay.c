@@ -169,6 +169,10 @@ int kwq_delay_room_locked(struct kwq *q, const struct kwq_item *new)
 				      new->key.len);
 	if (item && (item->flags & KWQ_ITEM_WAITING))
 		return -1;
+	/* a priority queue's ready key does not wait (schedule below) */
+	if (q->prio && item &&
+	    (item->flags & (KWQ_ITEM_QUEUED | KWQ_ITEM_DIRTY)))
+		return -1;
 	return idx;
 }
 
@@ -223,8 +227,13 @@ int kwq_delay_add_room(struct kwq *q, int idx, bool unlimited, gfp_t gfp)
  * call never postpones it. @item may be freed on return if it was given no
  * held state (which would be a bug: see the WARN).
  *
+ * On a priority queue a key that is ready already (queued, or dirty to be
+ * queued at done) does not wait as well: it keeps its place.
+ *
  * Return: WQ_ADDED_WAITING, or WQ_ADDED_KEPT if the key was waiting
- * already for @ready or earlier (or, on the WARN, nothing was done).
+ * already for @ready or earlier (or, on the WARN, nothing was done);
+ * on a priority queue WQ_ADDED_COALESCED or WQ_ADDED_DIRTY for a key
+ * ready already.
  */
 int kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
 			      ktime_t ready)
@@ -232,6 +241,9 @@ int kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
 	int ret = WQ_ADDED_WAITING;
 
 	lockdep_assert_held(&q->lock);
+	if (q->prio && (item->flags & (KWQ_ITEM_QUEUED | KWQ_ITEM_DIRTY)))
+		return (item->flags & KWQ_ITEM_QUEUED) ? WQ_ADDED_COALESCED :
+							 WQ_ADDED_DIRTY;
 	if (item->flags & KWQ_ITEM_WAITING) {
 		if (ready >= item->wait.when)
 			ret = WQ_ADDED_KEPT;
@@ -246,6 +258,57 @@ int kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
 		item->flags |= KWQ_ITEM_WAITING;
 	}
 	kwq_delay_arm_locked(q);
+	return ret;
+}
+
+/**
+ * kwq_delay_cancel_locked() - drop a key's waiting copy
+ * @q: the queue (q->lock held)
+ * @item: a WAITING record
+ *
+ * The caller gives the record another held state, or unholds it
+ * (kwq_record_unhold_locked()). The timer stays armed for what it was; if
+ * the key was the earliest, it fires for nothing and arms again.
+ */
+void kwq_delay_cancel_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	kwq_heap_remove(&q->waiting, &item->wait);
+	item->flags &= ~KWQ_ITEM_WAITING;
+}
+
+/**
+ * kwq_delay_cancel() - CancelAfter: drop the waiting copy of a key
+ * @q: the queue
+ * @key: the key
+ * @len: its length
+ *
+ * A key also queued or processing stays so; one held only by its delay
+ * stops being held (its failures are kept, as after a Done).
+ *
+ * Context: any context; takes q->lock.
+ * Return: 1 if a waiting copy was dropped, 0 if the key was not waiting.
+ */
+int kwq_delay_cancel(struct kwq *q, const void *key, u32 len)
+{
+	u64 hash = kwq_record_hash(q, key, len);
+	struct kwq_item *item;
+	unsigned long flags;
+	unsigned int held;
+	int ret = 0;
+
+	spin_lock_irqsave(&q->lock, flags);
+	held = q->nr_held;
+	item = kwq_record_find_locked(q, hash, key, len);
+	if (item && (item->flags & KWQ_ITEM_WAITING)) {
+		kwq_delay_cancel_locked(q, item);
+		kwq_record_unhold_locked(q, item);
+		kwq_wake_drainers_locked(q);
+		ret = 1;
+	}
+	held -= q->nr_held;
+	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_wake_producers(q, held);
 	return ret;
 }
 

@@ -34,6 +34,8 @@ int kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
 			      ktime_t ready);
 int kwq_delay_after_locked(struct kwq *q, struct kwq_item *item,
 			   ktime_t ready);
+void kwq_delay_cancel_locked(struct kwq *q, struct kwq_item *item);
+int kwq_delay_cancel(struct kwq *q, const void *key, u32 len);
 bool kwq_delay_drop_locked(struct kwq *q);
 void kwq_delay_drop_all(struct kwq *q);
 

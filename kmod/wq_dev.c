@@ -268,6 +268,12 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	[_IOC_NR(WQ_IOC_METRICS)] =
 		WQ_OP(WQ_IOC_METRICS, wq_ioc_metrics, struct wq_metrics_req,
 		      metrics, WQ_OP_BOUND),
+	[_IOC_NR(WQ_IOC_KEY_STATE)] =
+		WQ_OP(WQ_IOC_KEY_STATE, wq_ioc_key_state, struct wq_key_info,
+		      reserved, WQ_OP_BOUND),
+	[_IOC_NR(WQ_IOC_CANCEL_AFTER)] =
+		WQ_OP(WQ_IOC_CANCEL_AFTER, wq_ioc_cancel_after, struct wq_key,
+		      value, WQ_OP_WRITE),
 };
 
 union wq_ioctl_buf {
@@ -282,6 +288,7 @@ union wq_ioctl_buf {
 	struct wq_queue_info info;
 	struct wq_batch batch;
 	struct wq_metrics_req metrics;
+	struct wq_key_info key_state;
 };
 
 static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -45,8 +45,9 @@ long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 	mi->key_cost = WQ_KEY_COST;
 	mi->user_max_key_bytes = READ_ONCE(wq_user_max_key_bytes);
 	wq_quota_usage(&mi->user_queues, &mi->user_key_bytes);
-	mi->create_flags = WQ_CREATE_PRIVATE;
-	mi->features = WQ_FEATURE_ADD_OUTCOME | WQ_FEATURE_KEY_STATE;
+	mi->create_flags = WQ_CREATE_PRIVATE | WQ_CREATE_PRIORITY;
+	mi->features = WQ_FEATURE_ADD_OUTCOME | WQ_FEATURE_KEY_STATE |
+		       WQ_FEATURE_PRIORITY | WQ_FEATURE_KEY_CALLS;
 	mi->batch_max = WQ_BATCH_MAX;
 	return 0;
 }

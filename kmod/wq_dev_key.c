@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The single-key ioctls of /dev/wq: WQ_IOC_ADD, WQ_IOC_GET, WQ_IOC_DONE,
- * WQ_IOC_FORGET and WQ_IOC_NUM_REQUEUES (the batch ones are in wq_batch.c,
+ * WQ_IOC_FORGET, WQ_IOC_NUM_REQUEUES, WQ_IOC_CANCEL_AFTER and
+ * WQ_IOC_KEY_STATE (the batch ones are in wq_batch.c,
  * the dispatch in wq_dev.c). Short keys travel through the stack and are
  * copied in 8-byte words (wq_uaccess.h); a record is allocated only for a
  * new key with no spare record (wq_record.h).
@@ -15,6 +16,7 @@
 
 #include "wq_dev.h"
 #include "wq_add.h"
+#include "wq_delay.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
 #include "wq_uaccess.h"
@@ -32,11 +34,17 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	struct kwq_item *item;
 	int ret;
 
-	if ((a->flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER)) ||
-	    a->outcome || a->reserved || kwq_check_key_len(a->key_len))
+	if ((a->flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER |
+			  WQ_ADD_PRIORITY)) ||
+	    a->outcome || kwq_check_key_len(a->key_len))
+		return -EINVAL;
+	/* a priority only on a priority queue, and only when flagged */
+	if ((a->flags & WQ_ADD_PRIORITY) ? !q->prio : a->priority)
 		return -EINVAL;
 	if (a->flags & WQ_ADD_RATE_LIMITED) {
-		if (a->delay_ns || (a->flags & WQ_ADD_AFTER))
+		/* both: the shorter delay, on a priority queue only */
+		if ((a->delay_ns || (a->flags & WQ_ADD_AFTER)) &&
+		    !(q->prio && (a->flags & WQ_ADD_AFTER)))
 			return -EINVAL;
 		flags |= KWQ_ADD_RATE_LIMITED;
 	}
@@ -62,7 +70,7 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 		if (wq_copy_in(small, u64_to_user_ptr(a->key), a->key_len))
 			return -EFAULT;
 		ret = kwq_add_key(q, small, a->key_len, &a->delay_ns, flags,
-				  WQ_GFP_KEYS, deadline);
+				  a->priority, WQ_GFP_KEYS, deadline);
 	} else {
 		item = kwq_record_alloc(a->key_len, WQ_GFP_KEYS);
 		if (!item)
@@ -72,8 +80,8 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 			kwq_record_free(item);
 			return -EFAULT;
 		}
-		ret = kwq_add_item(q, item, &a->delay_ns, flags, WQ_GFP_KEYS,
-				   deadline);
+		ret = kwq_add_item(q, item, &a->delay_ns, flags, a->priority,
+				   WQ_GFP_KEYS, deadline);
 	}
 	/*
 	 * The limiter's delay goes out here (it was found writable above);
@@ -96,11 +104,12 @@ long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	u8 small[WQ_DEV_SMALL_KEY];
 	u32 cap, len = 0;
 	u64 gen = 0;
+	s32 prio = 0;
 	ktime_t deadline;
 	void *buf = small;
 	long ret;
 
-	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->reserved ||
+	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->priority ||
 	    g->key_len || wq_deadline(g->deadline_ns, &deadline))
 		return -EINVAL;
 	/* an O_NONBLOCK file never sleeps: -EAGAIN (uapi: struct wq_get) */
@@ -115,7 +124,7 @@ long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	 * the caller's capacity and Get again.
 	 */
 	ret = kwq_queue_get(q, holder, buf, min_t(u32, cap, sizeof(small)),
-			    &len, &gen, deadline,
+			    &len, &gen, &prio, deadline,
 			    flags | (cap > sizeof(small) ? KWQ_GET_PROBE : 0));
 	if (ret == -EMSGSIZE && cap > sizeof(small)) {
 		buf = kmalloc(cap, GFP_KERNEL);
@@ -123,8 +132,8 @@ long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 			wake_up(&q->getters);	/* the one the probe kept */
 			return -ENOMEM;
 		}
-		ret = kwq_queue_get(q, holder, buf, cap, &len, &gen, deadline,
-				    flags);
+		ret = kwq_queue_get(q, holder, buf, cap, &len, &gen, &prio,
+				    deadline, flags);
 	}
 	/*
 	 * The results go out here, not in wq_ioctl(): a key taken but not
@@ -134,7 +143,8 @@ long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	 */
 	if ((!ret || ret == -EMSGSIZE) &&
 	    ((!ret && wq_copy_out(u64_to_user_ptr(g->buf), buf, len)) ||
-	     put_user(len, &ug->key_len))) {
+	     put_user(len, &ug->key_len) ||
+	     (!ret && q->prio && put_user(prio, &ug->priority)))) {
 		if (!ret)
 			kwq_queue_unget(q, buf, len, gen);
 		ret = -EFAULT;
@@ -181,7 +191,7 @@ static long wq_key_call(struct kwq *q, struct wq_key *k,
 		return PTR_ERR(key);
 	ret = call(q, key, k->key_len);
 	if (!ret && (k->flags & WQ_KEY_RESULT_STATE))
-		ret = kwq_key_state(q, key, k->key_len);
+		ret = kwq_queue_key_state(q, key, k->key_len, NULL);
 	wq_free_key(key, small);
 	return ret;
 }
@@ -209,5 +219,50 @@ long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
 		return PTR_ERR(key);
 	k->value = kwq_ratelimit_requeues(q, key, k->key_len);
 	wq_free_key(key, small);
+	return 0;
+}
+
+long wq_ioc_cancel_after(struct wq_handle *h, struct kwq *q, void *arg,
+			 void __user *uarg)
+{
+	struct wq_key *k = arg;
+	u8 small[WQ_DEV_SMALL_KEY];
+	void *key = wq_copy_key(k, 0, small);
+	long ret;
+
+	if (IS_ERR(key))
+		return PTR_ERR(key);
+	ret = kwq_delay_cancel(q, key, k->key_len);
+	wq_free_key(key, small);
+	return ret;
+}
+
+long wq_ioc_key_state(struct wq_handle *h, struct kwq *q, void *arg,
+		      void __user *uarg)
+{
+	struct wq_key_info *ks = arg;
+	struct kwq_key_info info;
+	u8 small[WQ_DEV_SMALL_KEY];
+	void *key;
+
+	if (ks->flags || ks->state || ks->priority || ks->ready_ns ||
+	    ks->requeues || ks->reserved || kwq_check_key_len(ks->key_len))
+		return -EINVAL;
+	if (ks->key_len > WQ_DEV_SMALL_KEY) {
+		key = memdup_user(u64_to_user_ptr(ks->key), ks->key_len);
+		if (IS_ERR(key))
+			return PTR_ERR(key);
+	} else {
+		key = small;
+		if (wq_copy_in(small, u64_to_user_ptr(ks->key), ks->key_len))
+			return -EFAULT;
+	}
+	kwq_queue_key_state(q, key, ks->key_len, &info);
+	wq_free_key(key, small);
+	/* the struct goes back to the caller as a whole (wq_ioctl()) */
+	ks->state = info.state;
+	ks->priority = info.priority;
+	ks->ready_ns = info.ready_ns;
+	ks->requeues = info.requeues;
 	return 0;
 }

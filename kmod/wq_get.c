@@ -10,6 +10,7 @@
 
 #include "wq_metrics.h"
 #include "wq_queue.h"
+#include "wq_ready.h"
 #include "wq_record.h"
 #include "wq_trace.h"
 
@@ -23,7 +24,7 @@ static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off,
 	struct kwq_item *item;
 	u32 i = t->taken;
 
-	item = list_first_entry_or_null(&q->fifo, struct kwq_item, link);
+	item = kwq_ready_first_locked(q);
 	if (!item || q->discarded)
 		return -ENOENT;
 	if (item->key.len > t->cap - *off) {
@@ -35,9 +36,11 @@ static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off,
 	*off += item->key.len;
 	t->lens[i] = item->key.len;
 
-	list_del_init(&item->link);
+	kwq_ready_take_locked(q, item);
 	WRITE_ONCE(q->nr_queued, q->nr_queued - 1);
 	item->flags = (item->flags & ~KWQ_ITEM_QUEUED) | KWQ_ITEM_PROCESSING;
+	if (t->prios)
+		t->prios[i] = q->prio ? item->prio_out : 0;
 	q->nr_processing++;
 	if (t->holder)
 		list_add_tail(&item->link, &t->holder->held);
@@ -144,6 +147,7 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
  * @cap: size of @buf
  * @len: set to the key length (also with -EMSGSIZE)
  * @gen: set to the hand-out generation (for kwq_queue_unget()); may be NULL
+ * @prio: set to the key's priority (0 on a plain queue); may be NULL
  * @deadline: absolute CLOCK_MONOTONIC time to give up, or KTIME_MAX
  * @flags: KWQ_GET_*
  *
@@ -153,13 +157,14 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
  * Return: as kwq_queue_take().
  */
 int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
-		  u32 cap, u32 *len, u64 *gen, ktime_t deadline,
+		  u32 cap, u32 *len, u64 *gen, s32 *prio, ktime_t deadline,
 		  unsigned int flags)
 {
 	u64 g = 0;
+	s32 p = 0;
 	struct kwq_take t = {
 		.holder = holder, .buf = buf, .cap = cap, .n = 1,
-		.lens = len, .gens = &g,
+		.lens = len, .gens = &g, .prios = &p,
 	};
 	int ret;
 
@@ -167,6 +172,8 @@ int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 	ret = kwq_queue_take(q, &t, deadline, flags);
 	if (gen)
 		*gen = g;
+	if (prio)
+		*prio = p;
 	return ret;
 }
 

@@ -36,7 +36,7 @@
 #include <linux/siphash.h>
 #include <linux/types.h>
 
-#define KWQ_INLINE_KEY		48	/* keys up to this long live inline */
+#define KWQ_INLINE_KEY		40	/* keys up to this long live inline */
 
 /**
  * struct kwq_key - a key as stored in a key table (embedded in a record)

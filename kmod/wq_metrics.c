@@ -5,6 +5,7 @@
  * observation costs.
  */
 #include "wq_metrics.h"
+#include "wq_ready.h"
 #include "wq_stats.h"
 
 /*
@@ -82,12 +83,13 @@ static void kwq_hist_fill(const struct kwq_hist *h, struct wq_hist_info *out)
 /**
  * kwq_metrics_fill() - a consistent snapshot of a queue's metrics
  * @q: the queue
- * @m: filled in, every field and byte (it is 1168 bytes: not for the
+ * @m: filled in, every field and byte (it is over 1 KiB: not for the
  *	stack)
  *
  * One hold of q->lock: the numbers (kwq_counts_locked(), as WQ_IOC_STAT
- * gets them) and the histograms at that moment, so the gauges agree with
- * the counters. About 100 loads and stores with interrupts off.
+ * gets them), the histograms and the depth of the first WQ_LEVELS_MAX
+ * priority levels at that moment, so the gauges agree with the counters.
+ * About 200 loads and stores with interrupts off.
  *
  * Context: any context.
  */
@@ -101,6 +103,8 @@ void kwq_metrics_fill(struct kwq *q, struct wq_metrics_info *m)
 	kwq_counts_locked(q, &c, true);
 	kwq_hist_fill(&q->metrics.queue_duration, &m->queue_duration);
 	kwq_hist_fill(&q->metrics.work_duration, &m->work_duration);
+	m->nr_levels = kwq_ready_levels_locked(q, m->levels, WQ_LEVELS_MAX,
+					       &m->levels_summed);
 	spin_unlock_irqrestore(&q->lock, flags);
 	m->depth = (u64)c.queued + c.dirty;
 	m->adds_total = c.adds;

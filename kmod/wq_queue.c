@@ -15,6 +15,7 @@
 #include "wq_metrics.h"
 #include "wq_queue.h"
 #include "wq_quota.h"
+#include "wq_ready.h"
 #include "wq_record.h"
 #include "wq_trace.h"
 
@@ -57,7 +58,7 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 		goto err_free_delay;
 	spin_lock_init(&q->lock);
 	INIT_WORK(&q->grow_work, kwq_record_grow_work);
-	INIT_LIST_HEAD(&q->fifo);
+	kwq_ready_init(q, false, 0);
 	INIT_LIST_HEAD(&q->idle);
 	INIT_LIST_HEAD(&q->spare);
 	kwq_metrics_init(q);
@@ -90,6 +91,7 @@ static void kwq_queue_release(struct kref *ref)
 	kwq_delay_stop(q);
 	cancel_work_sync(&q->grow_work);
 	kwq_record_free_all(q);
+	kwq_ready_destroy(q);
 	kwq_keytab_destroy(&q->keys);
 	kwq_delay_destroy(q);
 	wq_quota_uncharge_queue(q->owner);
@@ -121,10 +123,7 @@ static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item,
 {
 	lockdep_assert_held(&q->lock);
 	item->flags |= KWQ_ITEM_QUEUED;
-	if (head)
-		list_add(&item->link, &q->fifo);
-	else
-		list_add_tail(&item->link, &q->fifo);
+	kwq_ready_push_locked(q, item, head);
 	WRITE_ONCE(q->nr_queued, q->nr_queued + 1);
 }
 
@@ -133,6 +132,7 @@ static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
 {
 	lockdep_assert_held(&q->lock);
 	kwq_metrics_end_locked(q, item);
+	kwq_prio_end_locked(q, item);
 	list_del_init(&item->link);
 	/* a discard zeroed nr_dirty and left the marks to be ignored */
 	if ((item->flags & KWQ_ITEM_DIRTY) && !q->discarded)
@@ -140,6 +140,9 @@ static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
 	item->flags &= ~(KWQ_ITEM_PROCESSING | KWQ_ITEM_DIRTY);
 	q->nr_processing--;
 }
+
+static void kwq_queue_again_locked(struct kwq *q, struct kwq_item *item,
+				   bool head);
 
 /**
  * kwq_requeue_locked() - a processing key goes back on the queue, whether
@@ -156,9 +159,19 @@ static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
  * A key put back at the tail that was not dirty (its handle closed)
  * becomes pending now: its queue_duration runs from here. A dirty key
  * keeps the time of the add that made it dirty, a key put back at the
- * head (its get undone) the time it had.
+ * head (its get undone) the time it had. On a priority queue it goes back
+ * with the higher of the priority it was handed out with and the adds'
+ * since (kwq_prio_put_back_locked()).
  */
 void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head)
+{
+	kwq_prio_put_back_locked(q, item);
+	kwq_queue_again_locked(q, item, head);
+}
+
+/* kwq_requeue_locked() at the priority @item has now (wq_ready.h). */
+static void kwq_queue_again_locked(struct kwq *q, struct kwq_item *item,
+				   bool head)
 {
 	bool dirty = item->flags & KWQ_ITEM_DIRTY;
 
@@ -170,6 +183,9 @@ void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head)
 	}
 	if (!dirty && !head)
 		item->dirty_ns = kwq_metrics_now();
+	/* a priority queue hands a key out once: ready, not also waiting */
+	if (q->prio && (item->flags & KWQ_ITEM_WAITING))
+		kwq_delay_cancel_locked(q, item);
 	kwq_enqueue_locked(q, item, head);
 }
 
@@ -222,7 +238,8 @@ struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
  *	if the key becomes pending (a caller with many keys reads it once)
  *
  * Queued at the tail; coalesced with a queued copy, which keeps its place;
- * or marked dirty while processing, to be queued again at done. The caller
+ * or marked dirty while processing, to be queued again at done. On a
+ * priority queue a waiting copy is dropped: the key is ready now. The caller
  * wakes a consumer if q->nr_queued grew (kwq_wake_getters()).
  *
  * An add that makes the key newly dirty (queued, or marked dirty) counts
@@ -234,6 +251,9 @@ struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
 int kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now)
 {
 	lockdep_assert_held(&q->lock);
+	/* a priority queue hands a key out once: it is ready, not waiting */
+	if (q->prio && (item->flags & KWQ_ITEM_WAITING))
+		kwq_delay_cancel_locked(q, item);
 	if ((item->flags & KWQ_ITEM_QUEUED) ||
 	    (item->flags & KWQ_ITEM_DIRTY)) {
 		trace_kwq_add(q, item, KWQ_TRACE_COALESCED);
@@ -245,6 +265,7 @@ int kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now)
 	if (item->flags & KWQ_ITEM_PROCESSING) {
 		item->flags |= KWQ_ITEM_DIRTY;
 		q->nr_dirty++;
+		kwq_prio_dirty_locked(q, item, 1);
 		trace_kwq_add(q, item, KWQ_TRACE_DIRTY);
 		return WQ_ADDED_DIRTY;
 	}
@@ -278,7 +299,7 @@ static void kwq_finish_locked(struct kwq *q, struct kwq_item *item, u64 now)
 	kwq_hist_observe(&q->metrics.work_duration, now - item->start_ns);
 	trace_kwq_done(q, item, now - item->start_ns, again);
 	if (again) {
-		kwq_requeue_locked(q, item, false);
+		kwq_queue_again_locked(q, item, false);
 	} else {
 		kwq_end_processing_locked(q, item);
 		kwq_record_unhold_locked(q, item);
@@ -358,32 +379,47 @@ int kwq_queue_done(struct kwq *q, const void *key, u32 len)
 }
 
 /**
- * kwq_key_state() - what the queue holds of a key
+ * kwq_queue_key_state() - what the queue holds of a key
  * @q: the queue
  * @key: the key
  * @len: its length
+ * @info: out, if not NULL: the state, priority (a key in processing: the
+ *	one it was handed out with; 0 on a plain queue), ready time (waiting
+ *	keys) and failures, all from one look
  *
  * Context: any context; takes q->lock.
  * Return: WQ_KEY_* (uapi): queued, processing, dirty, waiting, and
  * tracked if the limiter counts failures of it; 0 for a key the queue does
  * not know.
  */
-u32 kwq_key_state(struct kwq *q, const void *key, u32 len)
+u32 kwq_queue_key_state(struct kwq *q, const void *key, u32 len,
+			struct kwq_key_info *info)
 {
 	u64 hash = kwq_record_hash(q, key, len);
+	struct kwq_key_info ki = {};
 	struct kwq_item *item;
 	unsigned long flags;
-	u32 state = 0;
 
 	spin_lock_irqsave(&q->lock, flags);
 	item = kwq_record_find_locked(q, hash, key, len);
-	if (item)
-		state = (item->flags & KWQ_ITEM_QUEUED ? WQ_KEY_QUEUED : 0) |
-			(item->flags & KWQ_ITEM_PROCESSING ?
-			 WQ_KEY_PROCESSING : 0) |
-			(item->flags & KWQ_ITEM_DIRTY ? WQ_KEY_DIRTY : 0) |
-			(item->flags & KWQ_ITEM_WAITING ? WQ_KEY_WAITING : 0) |
-			(item->failures ? WQ_KEY_TRACKED : 0);
+	if (item) {
+		ki.state = (item->flags & KWQ_ITEM_QUEUED ? WQ_KEY_QUEUED : 0) |
+			   (item->flags & KWQ_ITEM_PROCESSING ?
+			    WQ_KEY_PROCESSING : 0) |
+			   (item->flags & KWQ_ITEM_DIRTY ? WQ_KEY_DIRTY : 0) |
+			   (item->flags & KWQ_ITEM_WAITING ?
+			    WQ_KEY_WAITING : 0) |
+			   (item->failures ? WQ_KEY_TRACKED : 0);
+		if (q->prio && (item->flags & KWQ_ITEM_PROCESSING))
+			ki.priority = item->prio_out;
+		else if (q->prio && (item->flags & KWQ_ITEM_HELD))
+			ki.priority = item->prio;
+		if (item->flags & KWQ_ITEM_WAITING)
+			ki.ready_ns = item->wait.when;
+		ki.requeues = item->failures;
+	}
 	spin_unlock_irqrestore(&q->lock, flags);
-	return state;
+	if (info)
+		*info = ki;
+	return ki.state;
 }

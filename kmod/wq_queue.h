@@ -17,7 +17,10 @@
  * added while it is processing becomes DIRTY and is queued again by done.
  * A waiting key is independent of the other states (client-go's delaying
  * queue sits in front of the queue): when its ready time passes, it is
- * added as by Add. A record lives while its key is held (queued,
+ * added as by Add. Not on a priority queue (controller-runtime's, in
+ * wq_ready.h): there a key that becomes ready drops its waiting copy, and
+ * a ready key (queued, or dirty) takes no waiting copy, so it is never
+ * both. A record lives while its key is held (queued,
  * processing or waiting) or has rate-limiter failures; a record kept only
  * for its failures is "idle" and sits on q->idle (least recently held
  * first), which is capped at max_tracked by evicting the oldest.
@@ -88,6 +91,7 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/poll.h>
+#include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
@@ -104,6 +108,8 @@
 #define KWQ_ITEM_PROCESSING	BIT(1)	/* handed out, not done */
 #define KWQ_ITEM_DIRTY		BIT(2)	/* added while processing */
 #define KWQ_ITEM_WAITING	BIT(3)	/* in q->waiting (AddAfter) */
+/* processing: an add since the get set @prio (wq_ready.h) */
+#define KWQ_ITEM_PRIO_SET	BIT(4)
 #define KWQ_ITEM_HELD		(KWQ_ITEM_QUEUED | KWQ_ITEM_PROCESSING | \
 				 KWQ_ITEM_WAITING)
 
@@ -143,6 +149,7 @@ struct kwq_metrics {
 };
 
 struct kwq_holder;
+struct kwq_level;
 struct wq_user;
 struct wq_ipc;
 
@@ -157,14 +164,19 @@ struct wq_ipc;
  *	kwq_queue_unget(): unique per queue, it names the take and thereby
  *	its holder
  * @failures: rate-limiter failures since the last Forget (NumRequeues)
- * @run: q->running while PROCESSING (in get order, oldest first)
- * @start_ns: when the key was handed out, while PROCESSING
+ * @run: q->running while PROCESSING (in get order, oldest first); its
+ *	level's FIFO while QUEUED on a priority queue (wq_ready.h)
+ * @start_ns: when the key was handed out, while PROCESSING; when it became
+ *	ready, while QUEUED on a priority queue with starve_ns
  * @dirty_ns: when the key last became pending (the add that made it dirty,
  *	or its put back by a closing handle): queue_duration runs from here
+ * @prio: its priority while held, on a priority queue (wq_ready.h): queued
+ *	or waiting at it; while processing, the one it is queued again with
+ * @prio_out: the priority it was handed out with, while PROCESSING
  *
  * One per key held, so its size is most of the memory per key (figure 8):
  * at most 152 bytes, checked by a BUILD_BUG_ON in wq_init(), and no
- * padding (72 + 16 + 16 + 4 + 4 + 8 + 16 + 8 + 8 on 64-bit).
+ * padding (64 + 16 + 16 + 4 + 4 + 8 + 16 + 8 + 8 + 4 + 4 on 64-bit).
  */
 struct kwq_item {
 	struct kwq_key key;
@@ -176,6 +188,8 @@ struct kwq_item {
 	struct list_head run;
 	u64 start_ns;
 	u64 dirty_ns;
+	s32 prio;
+	s32 prio_out;
 };
 
 /**
@@ -199,7 +213,16 @@ struct kwq_holder {
  *	@keys emptied
  * @drop_work: drops the waiting keys a shutdown left (wq_delay.c)
  * @move_work: moves due keys beyond the timer's first batch (wq_delay.c)
- * @fifo: [L] QUEUED records, in the order they were queued
+ * @fifo: [L] QUEUED records, in the order they were queued (the order
+ *	they became ready, on a priority queue)
+ * @prio: hands out by priority (WQ_CREATE_PRIORITY; wq_ready.h)
+ * @starve_ns: with @prio: a ready key older than this goes first (0: off)
+ * @levels: [L] with @prio: every level, by priority
+ * @ready: [L] with @prio: the levels with queued keys, highest leftmost
+ * @depth: [L] with @prio: the levels with queued or dirty keys, highest
+ *	first (metrics)
+ * @nr_depth: [L] levels in @depth
+ * @spare_level: [L] a freed level kept for the next one
  * @nr_queued: [L] records on @fifo (Len)
  * @nr_processing: [L] PROCESSING records
  * @nr_dirty: [L] PROCESSING|DIRTY records
@@ -263,6 +286,13 @@ struct kwq {
 	struct work_struct drop_work;
 	struct work_struct move_work;
 	struct list_head fifo;
+	bool prio;
+	u64 starve_ns;
+	struct rb_root levels;
+	struct rb_root_cached ready;
+	struct rb_root depth;
+	unsigned int nr_depth;
+	struct kwq_level *spare_level;
 	unsigned int nr_queued;
 	unsigned int nr_processing;
 	unsigned int nr_dirty;
@@ -357,6 +387,8 @@ void kwq_queue_put(struct kwq *q);
  * @lens: out: their lengths (@lens[0] also with -EMSGSIZE: the length
  *	needed); @n entries
  * @gens: out: their hand-out generations (kwq_queue_unget()); @n entries
+ * @prios: out, if not NULL: their priorities (0 on a plain queue); @n
+ *	entries
  * @taken: out: how many were taken
  * @hup: out: the last key of a queue shutting down was taken (pollers
  *	must see EPOLLHUP)
@@ -368,6 +400,7 @@ struct kwq_take {
 	u32 n;
 	u32 *lens;
 	u64 *gens;
+	s32 *prios;
 	u32 taken;
 	bool hup;
 };
@@ -391,10 +424,11 @@ struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
 					 struct kwq_item **new, bool unlimited);
 int kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now);
 int kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
-u32 kwq_key_state(struct kwq *q, const void *key, u32 len);
+u32 kwq_queue_key_state(struct kwq *q, const void *key, u32 len,
+			struct kwq_key_info *info);
 
 int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
-		  u32 cap, u32 *len, u64 *gen, ktime_t deadline,
+		  u32 cap, u32 *len, u64 *gen, s32 *prio, ktime_t deadline,
 		  unsigned int flags);
 int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 		   unsigned int flags);

@@ -27,6 +27,8 @@ static u64 kwq_ratelimit_when_locked(struct kwq *q, struct kwq_item *item,
  * @q: the queue (q->lock held, with room: kwq_delay_room_locked())
  * @item: the record
  * @now: CLOCK_MONOTONIC time of the call
+ * @cap: the longest delay (an AddAfter given with it: the shorter wins, as
+ *	in controller-runtime's priority queue); U64_MAX for none
  * @outcome: set to what the add did (WQ_ADDED_*)
  *
  * The failure is counted and a token taken also when the key is already
@@ -35,12 +37,12 @@ static u64 kwq_ratelimit_when_locked(struct kwq *q, struct kwq_item *item,
  * Return: the delay used (0: the key was added as by Add).
  */
 u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now,
-			 int *outcome)
+			 u64 cap, int *outcome)
 {
 	u64 delay;
 
 	lockdep_assert_held(&q->lock);
-	delay = kwq_ratelimit_when_locked(q, item, now);
+	delay = min(kwq_ratelimit_when_locked(q, item, now), cap);
 	q->retries++;	/* client-go: every AddRateLimited */
 	trace_kwq_rate_limited(q, item, delay, item->failures);
 	if (delay)

@@ -17,7 +17,7 @@
 #include "wq_queue.h"
 
 u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now,
-			 int *outcome);
+			 u64 cap, int *outcome);
 int kwq_ratelimit_forget(struct kwq *q, const void *key, u32 len);
 unsigned int kwq_ratelimit_requeues(struct kwq *q, const void *key, u32 len);
 

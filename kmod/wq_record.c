@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include "wq_quota.h"
+#include "wq_ready.h"
 #include "wq_record.h"
 
 static struct kmem_cache *kwq_item_cache;
@@ -496,6 +497,7 @@ void kwq_record_unhold_locked(struct kwq *q, struct kwq_item *item)
 	lockdep_assert_held(&q->lock);
 	if (item->flags & KWQ_ITEM_HELD)
 		return;
+	kwq_prio_unhold_locked(q, item);
 	WRITE_ONCE(q->nr_held, q->nr_held - 1);
 	if (!item->failures) {
 		kwq_record_forget_locked(q, item);

@@ -38,6 +38,7 @@
 #include "wq_ipc.h"
 #include "wq_main.h"
 #include "wq_quota.h"
+#include "wq_ready.h"
 #include "wq_registry.h"
 #include "wq_stats.h"
 
@@ -108,12 +109,7 @@ u32 wq_registry_max_queues(const struct wq_ipc *ipc)
  * @ipc: the IPC namespace of the name (a /dev/wq file's, or
  *	wq_ipc_kernel()); unused for an anonymous queue
  * @name: a validated name, or NULL for an anonymous queue
- * @max_items: most keys held; 0 for the module default
- * @max_tracked: most idle failure records; 0 for the module default
- * @limiter: the rate limiter (validated here)
- * @mode: permission bits (07777)
- * @uid: owner
- * @gid: group
+ * @n: the queue's limits, limiter, order, mode and owner
  * @budget: WQ_BUDGET_*: whose quota the queue is charged to
  * @gfp: allocation flags
  * @qp: set to the queue, with a reference for the caller
@@ -125,34 +121,33 @@ u32 wq_registry_max_queues(const struct wq_ipc *ipc)
  * -ENOMEM.
  */
 int wq_registry_new(struct wq_ipc *ipc, const char *name,
-		    u32 max_items, u32 max_tracked,
-		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
-		    kgid_t gid, enum wq_budget budget, gfp_t gfp,
+		    const struct wq_new *n, enum wq_budget budget, gfp_t gfp,
 		    struct kwq **qp)
 {
+	u32 max_items = n->max_items ?: READ_ONCE(wq_default_max_items);
+	u32 max_tracked = n->max_tracked ?: READ_ONCE(wq_default_max_tracked);
 	u32 limit = wq_items_limit();
 	struct wq_user *owner;
 	struct kwq *q;
 	int ret;
 
-	max_items = max_items ?: READ_ONCE(wq_default_max_items);
-	max_tracked = max_tracked ?: READ_ONCE(wq_default_max_tracked);
-	if ((mode & ~07777) || !max_items || max_items > limit ||
-	    max_tracked > limit)
+	if ((n->mode & ~07777) || !max_items || max_items > limit ||
+	    max_tracked > limit || (n->starve_ns && !n->prio))
 		return -EINVAL;
 
 	owner = budget == WQ_BUDGET_KERNEL ? wq_quota_kernel() :
 					     wq_quota_get();
 	if (!owner)
 		return -ENOMEM;
-	q = kwq_queue_alloc(max_items, max_tracked, limiter, owner, gfp);
+	q = kwq_queue_alloc(max_items, max_tracked, n->limiter, owner, gfp);
 	if (IS_ERR(q)) {
 		wq_quota_put(owner);
 		return PTR_ERR(q);
 	}
-	q->uid = uid;
-	q->gid = gid;
-	q->mode = mode;
+	kwq_ready_init(q, n->prio, n->starve_ns);
+	q->uid = n->uid;
+	q->gid = n->gid;
+	q->mode = n->mode;
 	if (!name) {
 		*qp = q;
 		return 0;
@@ -216,8 +211,10 @@ int wq_registry_create(struct wq_ipc *ipc, const struct wq_create *args,
 	u32 tracked_ceil = READ_ONCE(wq_unpriv_max_tracked);
 	u32 max_items = args->max_items, max_tracked = args->max_tracked;
 	bool private = args->flags & WQ_CREATE_PRIVATE;
+	struct wq_new n;
 
-	if ((args->flags & ~WQ_CREATE_PRIVATE) || (args->mode & ~07777) ||
+	if ((args->flags & ~(WQ_CREATE_PRIVATE | WQ_CREATE_PRIORITY)) ||
+	    (args->mode & ~07777) ||
 	    (private ? !!memchr_inv(args->name, 0, WQ_NAME_MAX) :
 		       !!wq_check_name(args->name)))
 		return -EINVAL;
@@ -230,11 +227,18 @@ int wq_registry_create(struct wq_ipc *ipc, const struct wq_create *args,
 		    min(READ_ONCE(wq_default_max_items), items_ceil);
 	max_tracked = max_tracked ?:
 		      min(READ_ONCE(wq_default_max_tracked), tracked_ceil);
-	return wq_registry_new(ipc, private ? NULL : args->name, max_items,
-			       max_tracked, &args->limiter,
-			       (args->mode ?: 0600) & ~current_umask(),
-			       current_fsuid(), current_fsgid(), WQ_BUDGET_USER,
-			       GFP_KERNEL_ACCOUNT, qp);
+	n = (struct wq_new) {
+		.max_items = max_items,
+		.max_tracked = max_tracked,
+		.limiter = &args->limiter,
+		.prio = args->flags & WQ_CREATE_PRIORITY,
+		.starve_ns = args->starve_ns,
+		.mode = (args->mode ?: 0600) & ~current_umask(),
+		.uid = current_fsuid(),
+		.gid = current_fsgid(),
+	};
+	return wq_registry_new(ipc, private ? NULL : args->name, &n,
+			       WQ_BUDGET_USER, GFP_KERNEL_ACCOUNT, qp);
 }
 
 /**

@@ -24,10 +24,30 @@ struct wq_ipc;
 extern struct mutex wq_registry_lock;
 
 u32 wq_registry_max_queues(const struct wq_ipc *ipc);
+/**
+ * struct wq_new - what a new queue is (wq_registry_new())
+ * @max_items: most keys held; 0 for the module default
+ * @max_tracked: most idle failure records; 0 for the module default
+ * @limiter: the rate limiter (validated by wq_registry_new())
+ * @prio: hands out by priority (WQ_CREATE_PRIORITY)
+ * @starve_ns: with @prio: the age after which a ready key goes first
+ * @mode: permission bits (07777)
+ * @uid: owner
+ * @gid: group
+ */
+struct wq_new {
+	u32 max_items;
+	u32 max_tracked;
+	const struct wq_limiter *limiter;
+	bool prio;
+	u64 starve_ns;
+	umode_t mode;
+	kuid_t uid;
+	kgid_t gid;
+};
+
 int wq_registry_new(struct wq_ipc *ipc, const char *name,
-		    u32 max_items, u32 max_tracked,
-		    const struct wq_limiter *limiter, umode_t mode, kuid_t uid,
-		    kgid_t gid, enum wq_budget budget, gfp_t gfp,
+		    const struct wq_new *n, enum wq_budget budget, gfp_t gfp,
 		    struct kwq **qp);
 int wq_registry_create(struct wq_ipc *ipc, const struct wq_create *args,
 		       struct kwq **qp);

@@ -24,12 +24,14 @@
  * struct wq_take_chunk - scratch space of one GET_BATCH chunk
  * @lens: the keys' lengths (struct kwq_take)
  * @gens: their hand-out generations (struct kwq_take)
+ * @prios: their priorities (struct kwq_take), copied to @results
  * @iov: their places in the user's buffer, copied to @keys
  * @refs: the keys, should they have to go back (kwq_queue_unget_many())
  */
 struct wq_take_chunk {
 	u32 lens[KWQ_BATCH];
 	u64 gens[KWQ_BATCH];
+	s32 prios[KWQ_BATCH];
 	struct wq_iov iov[KWQ_BATCH];
 	struct kwq_keyref refs[KWQ_BATCH];
 };

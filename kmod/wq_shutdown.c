@@ -9,6 +9,7 @@
 
 #include "wq_delay.h"
 #include "wq_queue.h"
+#include "wq_ready.h"
 #include "wq_record.h"
 #include "wq_trace.h"
 
@@ -135,7 +136,7 @@ static bool kwq_drop_queued_locked(struct kwq *q)
 	list_for_each_entry_safe(item, tmp, &q->fifo, link) {
 		if (i++ == KWQ_BATCH)
 			return true;
-		list_del_init(&item->link);
+		kwq_ready_del_locked(q, item);
 		item->flags &= ~KWQ_ITEM_QUEUED;
 		WRITE_ONCE(q->nr_queued, q->nr_queued - 1);
 		q->nr_discarded++;

@@ -94,6 +94,8 @@ void wq_queue_info_fill(struct kwq *q, struct wq_queue_info *info)
 	memcpy(info->name, q->name, WQ_NAME_MAX);
 	if (!q->name[0])
 		info->state |= WQ_STATE_PRIVATE;
+	if (q->prio)
+		info->state |= WQ_STATE_PRIORITY;
 	info->uid = from_kuid_munged(ns, q->uid);
 	info->gid = from_kgid_munged(ns, q->gid);
 	info->mode = q->mode;

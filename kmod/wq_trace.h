@@ -83,17 +83,20 @@ TRACE_EVENT(kwq_add,
 	    TP_STRUCT__entry(__array(char, name, WQ_NAME_MAX)
 			     __array(char, key, KWQ_TRACE_KEY + 1)
 			     __field(u32, len)
-			     __field(int, outcome)),
+			     __field(int, outcome)
+			     __field(int, prio)),
 	    TP_fast_assign(kwq_trace_name(__entry->name, q);
 			   kwq_trace_key(__entry->key, item);
 			   __entry->len = item->key.len;
-			   __entry->outcome = outcome;),
-	    TP_printk("queue=%s key=%s len=%u outcome=%s", __entry->name,
-		      __entry->key, __entry->len,
+			   __entry->outcome = outcome;
+			   __entry->prio = q->prio ? item->prio : 0;),
+	    TP_printk("queue=%s key=%s len=%u outcome=%s prio=%d",
+		      __entry->name, __entry->key, __entry->len,
 		      __print_symbolic(__entry->outcome,
 				       { KWQ_TRACE_QUEUED, "queued" },
 				       { KWQ_TRACE_COALESCED, "coalesced" },
-				       { KWQ_TRACE_DIRTY, "dirty" }))
+				       { KWQ_TRACE_DIRTY, "dirty" }),
+		      __entry->prio)
 );
 
 /*
@@ -101,7 +104,8 @@ TRACE_EVENT(kwq_add,
  * with its own text. kwq_get: @ns the time the key was pending;
  * kwq_add_after: @ns the delay; kwq_done: @ns the time it was processed,
  * @n 1 if it is queued again (dirty); kwq_rate_limited: @ns the limiter's
- * delay, @n the key's failures.
+ * delay, @n the key's failures. Each carries the key's priority (0 on a
+ * plain queue; kwq_get: the one it is handed out with).
  */
 DECLARE_EVENT_CLASS(kwq_key_ns,
 		    TP_PROTO(const struct kwq *q, const struct kwq_item *item,
@@ -111,11 +115,13 @@ DECLARE_EVENT_CLASS(kwq_key_ns,
 				     __array(char, key, KWQ_TRACE_KEY + 1)
 				     __field(u32, len)
 				     __field(u32, n)
+				     __field(int, prio)
 				     __field(u64, ns)),
 		    TP_fast_assign(kwq_trace_name(__entry->name, q);
 				   kwq_trace_key(__entry->key, item);
 				   __entry->len = item->key.len;
 				   __entry->n = n;
+				   __entry->prio = q->prio ? item->prio : 0;
 				   __entry->ns = ns;),
 		    /* kwq_done's text; the others print their own */
 		    TP_printk("queue=%s key=%s len=%u work_ns=%llu requeued=%u",
@@ -127,9 +133,9 @@ DEFINE_EVENT_PRINT(kwq_key_ns, kwq_get,
 		   TP_PROTO(const struct kwq *q, const struct kwq_item *item,
 			    u64 ns, u32 n),
 		   TP_ARGS(q, item, ns, n),
-		   TP_printk("queue=%s key=%s len=%u queued_ns=%llu",
+		   TP_printk("queue=%s key=%s len=%u queued_ns=%llu prio=%d",
 			     __entry->name, __entry->key, __entry->len,
-			     (unsigned long long)__entry->ns)
+			     (unsigned long long)__entry->ns, __entry->prio)
 );
 
 DEFINE_EVENT(kwq_key_ns, kwq_done,

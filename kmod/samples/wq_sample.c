@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wq_sample: a kernel producer and a kthread worker pool on a named wq
- * queue, shared with userspace.
+ * priority queue, shared with userspace.
  *
  * An hrtimer (soft mode: atomic context) adds the keys "sample/obj-<n>",
  * n = 0..objects-1, every period_ms: the same few objects again and again,
- * so the queue's dedup is visible. workers kthreads take keys, "process"
+ * so the queue's dedup is visible. Object 0 stands for what a user just
+ * changed and is added at priority 10, the others (the resync noise) at
+ * 0, so workers take it first (controller-runtime's priority queue); a
+ * retry keeps the key's priority. workers kthreads take keys, "process"
  * them, and fail every fail_every-th attempt, which they retry through
  * kwq_add_rate_limited() (backing off per key); a success is kwq_forget().
  * The queue is named (name=kernel.sample: the prefix reserves the name for
@@ -49,22 +52,26 @@ MODULE_PARM_DESC(fail_every, "every n-th attempt fails and is retried");
 static struct kwq *sample_q;
 static struct hrtimer sample_timer;
 static struct task_struct *sample_workers[SAMPLE_MAX_WORKERS];
-static atomic_t produced, processed, retried;
+static atomic_t produced, processed, retried, urgent;
 
 static int sample_key(char *buf, size_t cap, unsigned int n)
 {
 	return scnprintf(buf, cap, "sample/obj-%u", n);
 }
 
-/* Producer, in softirq: GFP_ATOMIC. */
+/* Producer, in softirq: GFP_ATOMIC. Object 0 first: priority 10. */
 static enum hrtimer_restart sample_produce(struct hrtimer *timer)
 {
 	unsigned int n = atomic_inc_return(&produced) % objects;
+	struct kwq_add_opts o = {
+		.flags = WQ_ADD_PRIORITY,
+		.priority = n ? 0 : 10,
+	};
 	char key[32];
 	int ret;
 
-	ret = kwq_add(sample_q, key, sample_key(key, sizeof(key), n),
-		      GFP_ATOMIC);
+	ret = kwq_add_opts(sample_q, key, sample_key(key, sizeof(key), n), &o,
+			   NULL, GFP_ATOMIC);
 	if (ret == -ESHUTDOWN)
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(timer, ms_to_ktime(period_ms));
@@ -80,7 +87,9 @@ static int sample_work(void *data)
 		return -ENOMEM;
 	for (;;) {
 		/* Interruptible: an idle kthread does not count as load. */
-		ssize_t n = kwq_get(sample_q, key, WQ_KEY_MAX, 0);
+		int prio = 0;
+		ssize_t n = kwq_get_priority(sample_q, key, WQ_KEY_MAX,
+					     KWQ_TIMEOUT_NONE, 0, &prio);
 
 		if (n == -ESHUTDOWN)
 			break;
@@ -89,13 +98,19 @@ static int sample_work(void *data)
 				break;
 			continue;
 		}
+		if (prio > 0)
+			atomic_inc(&urgent);
 		usleep_range(5000, 6000);	/* the "work" */
 		if (fail_every && atomic_inc_return(&processed) % fail_every == 0) {
+			struct kwq_add_opts o = {
+				.flags = WQ_ADD_RATE_LIMITED | WQ_ADD_PRIORITY,
+				.priority = prio,
+			};
 			u64 delay = 0;
 
 			/* Failed: back off for this key, then try again. */
-			if (!kwq_add_rate_limited(sample_q, key, n, &delay,
-						  GFP_KERNEL))
+			if (kwq_add_opts(sample_q, key, n, &o, &delay,
+					 GFP_KERNEL) >= 0)
 				atomic_inc(&retried);
 			pr_debug("%.*s failed, retry in %llu ns\n", (int)n, key,
 				 delay);
@@ -123,7 +138,11 @@ static void sample_stop_workers(void)
 
 static int __init sample_init(void)
 {
-	struct kwq_attr attr = { .mode = 0600 };	/* root watches it */
+	struct kwq_attr attr = {
+		.mode = 0600,				/* root watches it */
+		.flags = WQ_CREATE_PRIORITY,
+		.starve_ns = 2 * NSEC_PER_SEC,		/* nobody waits longer */
+	};
 	unsigned int i;
 	int ret;
 
@@ -167,9 +186,9 @@ static void __exit sample_exit(void)
 	sample_stop_workers();
 	kwq_unlink(sample_q);			/* ours, even if renamed meanwhile */
 	kwq_put(sample_q);
-	pr_info("produced %d, processed %d, retried %d\n",
+	pr_info("produced %d, processed %d, retried %d, urgent %d\n",
 		atomic_read(&produced), atomic_read(&processed),
-		atomic_read(&retried));
+		atomic_read(&retried), atomic_read(&urgent));
 }
 
 module_init(sample_init);
@@ -177,4 +196,4 @@ module_exit(sample_exit);
 
 MODULE_IMPORT_NS(WQ_NS);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("wq sample: kernel producer, kthread workers, rate-limited retries");
+MODULE_DESCRIPTION("wq sample: kernel producer, kthread workers, priorities, rate-limited retries");

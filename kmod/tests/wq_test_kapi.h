@@ -38,5 +38,6 @@ struct kwq;
 struct kwq *kapi_private(enum kapi_limiter limiter);
 void kapi_check_no_queue(const char *name);
 void kapi_failnth(void);
+void kapi_priority(void);
 
 #endif /* WQ_TEST_KAPI_H */

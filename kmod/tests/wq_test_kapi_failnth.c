@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wq_test_kapi.ko's failnth case: the kernel API under fail-nth.
+ * wq_test_kapi.ko's failnth case: the kernel API under fail-nth (a
+ * priority queue's adds too).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -276,6 +277,93 @@ out:
 	kfree(m);
 }
 
+/*
+ * A priority queue (WQ_CREATE_PRIORITY), made without faults: key A
+ * queued at 1, key B processing (got at 2). Armed, kwq_add_opts() with
+ * WQ_ADD_PRIORITY of KNTH_PRIO new keys, each at a new level (a level and
+ * a record each, some keys in a separate allocation), then a raise of A
+ * and an add of B (dirty): each says what it did or fails with -ENOMEM
+ * having changed nothing (the key's state as before); then the queue hands
+ * out exactly the keys whose add succeeded, highest first, each at its
+ * priority, and holds nothing more.
+ */
+#define KNTH_PRIO	6
+#define KNTH_PA		300	/* key A; B is 301, the new ones 302.. */
+
+/* The next key must be @key at @prio (kwq_get_priority(), no wait). */
+static void kapi_nth_next(struct kwq *q, char *buf, int key, int prio)
+{
+	int got = -2;
+	ssize_t len;
+
+	len = kwq_get_priority(q, buf, KNTH_KEY_CAP, 0, 0, &got);
+	CHECK_EQ(key, len > 0 ? kapi_nth_index(buf, len) : len);
+	CHECK_EQ(prio, got);
+	if (len > 0)
+		CHECK_EQ(0, kwq_done(q, buf, len));
+}
+
+static int kapi_nth_padd(struct kwq *q, char *buf, int key, int prio)
+{
+	const struct kwq_add_opts o = { .flags = WQ_ADD_PRIORITY,
+					.priority = prio };
+
+	return kwq_add_opts(q, buf, kapi_nth_key(buf, key), &o, NULL,
+			    GFP_KERNEL);
+}
+
+static void kapi_nth_prio(struct kapi_nth *n, char *buf)
+{
+	static const struct kwq_attr attr = { .flags = WQ_CREATE_PRIORITY };
+	struct kwq *q = kwq_create(NULL, &attr);
+	int add[KNTH_PRIO], raise, dirty, i;
+	struct kwq_key_info ki;
+
+	CHECK(!IS_ERR(q));
+	if (IS_ERR(q))
+		return;
+	CHECK_EQ(WQ_ADDED_QUEUED, kapi_nth_padd(q, buf, KNTH_PA, 1));
+	CHECK_EQ(WQ_ADDED_QUEUED, kapi_nth_padd(q, buf, KNTH_PA + 1, 2));
+	CHECK_EQ(KNTH_PA + 1, kapi_nth_index(buf, kwq_try_get(q, buf,
+							      KNTH_KEY_CAP)));
+	kapi_nth_arm(n->nth);
+	for (i = 0; i < KNTH_PRIO; i++)
+		add[i] = kapi_nth_rec(n, kapi_nth_padd(q, buf, KNTH_PA + 2 + i,
+						       10 + i));
+	raise = kapi_nth_rec(n, kapi_nth_padd(q, buf, KNTH_PA, 20));
+	dirty = kapi_nth_rec(n, kapi_nth_padd(q, buf, KNTH_PA + 1, 21));
+	n->fired = kapi_nth_disarm();
+	kapi_nth_check(n, "prio");
+
+	/* a failed add left its key as it was */
+	for (i = 0; i < KNTH_PRIO; i++) {
+		CHECK(add[i] == WQ_ADDED_QUEUED || add[i] == -ENOMEM);
+		kwq_key_state(q, buf, kapi_nth_key(buf, KNTH_PA + 2 + i), &ki);
+		CHECK_EQ(add[i] < 0 ? 0 : WQ_KEY_QUEUED, ki.state);
+	}
+	CHECK(raise == WQ_ADDED_COALESCED || raise == -ENOMEM);
+	kwq_key_state(q, buf, kapi_nth_key(buf, KNTH_PA), &ki);
+	CHECK_EQ(raise < 0 ? 1 : 20, ki.priority);
+	CHECK(dirty == WQ_ADDED_DIRTY || dirty == -ENOMEM);
+	kwq_key_state(q, buf, kapi_nth_key(buf, KNTH_PA + 1), &ki);
+	CHECK_EQ(WQ_KEY_PROCESSING | (dirty < 0 ? 0 : WQ_KEY_DIRTY), ki.state);
+	CHECK_EQ(0, kwq_done(q, buf, kapi_nth_key(buf, KNTH_PA + 1)));
+
+	/* the keys added, highest first */
+	if (dirty >= 0)
+		kapi_nth_next(q, buf, KNTH_PA + 1, 21);
+	if (raise >= 0)
+		kapi_nth_next(q, buf, KNTH_PA, 20);
+	for (i = KNTH_PRIO - 1; i >= 0; i--)
+		if (add[i] >= 0)
+			kapi_nth_next(q, buf, KNTH_PA + 2 + i, 10 + i);
+	if (raise < 0)
+		kapi_nth_next(q, buf, KNTH_PA, 1);
+	kapi_nth_next(q, buf, -EAGAIN, -2);
+	CHECK_EQ(0, kwq_len(q));
+	kwq_put(q);
+}
+
 static void kapi_nth_loop(const char *what,
 			  void (*fn)(struct kapi_nth *n, char *buf),
 			  char *buf)
@@ -320,6 +408,8 @@ void kapi_failnth(void)
 	kapi_nth_loop("core", kapi_nth_core, buf);
 	if (!kapi_case_failed)	/* else it would only add a bogus failure */
 		kapi_nth_loop("cross", kapi_nth_cross, buf);
+	if (!kapi_case_failed)
+		kapi_nth_loop("prio", kapi_nth_prio, buf);
 	kfree(buf);
 }
 #else

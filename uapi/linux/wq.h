@@ -153,6 +153,7 @@ struct wq_limiter {
 
 /* struct wq_create.flags */
 #define WQ_CREATE_PRIVATE	_BITUL(0)	/* no name: this file's queue */
+#define WQ_CREATE_PRIORITY	_BITUL(1)	/* hand keys out by priority */
 
 /**
  * struct wq_create - WQ_IOC_CREATE: create a queue, bind this fd to it
@@ -166,6 +167,21 @@ struct wq_limiter {
  * @name: [A-Za-z0-9._-]{1,63}, NUL-terminated, zero-padded; all zero with
  *	WQ_CREATE_PRIVATE
  * @limiter: the rate limiter of the queue
+ * @starve_ns: with WQ_CREATE_PRIORITY: a ready key that has waited longer
+ *	than this goes before every key that has not (0: never); otherwise 0.
+ *	(Added in the struct's second version.)
+ *
+ * With WQ_CREATE_PRIORITY the queue hands out keys by priority, as
+ * controller-runtime's priority queue does: higher first, equal ones in the
+ * order they became ready (added, raised, a delay fired, queued again at
+ * done). An add of a key the queue holds keeps the higher priority (a
+ * raise moves the key to the tail of its new level); a key added while
+ * processing is queued again at done with the highest priority given by
+ * the adds made meanwhile; a plain add of a waiting key queues it at once
+ * and drops its waiting copy; a delayed add of a queued key changes only
+ * its priority. Among keys older than @starve_ns, the oldest goes first
+ * whatever its priority, so no stream of higher keys starves a lower one
+ * (the age runs from when the key became ready; a raise keeps it).
  *
  * With WQ_CREATE_PRIVATE the queue has no name, as a memfd has no path: it
  * is in no IPC namespace, never listed, and cannot be opened; it is shared
@@ -192,6 +208,7 @@ struct wq_create {
 	__u32 max_tracked;
 	char name[WQ_NAME_MAX];
 	struct wq_limiter limiter;
+	__u64 starve_ns;
 };
 
 /* struct wq_name.flags of WQ_IOC_OPEN: the handle's access (neither: both) */
@@ -225,6 +242,8 @@ struct wq_name {
 #define WQ_ADD_RATE_LIMITED	_BITUL(0)	/* delay from the limiter */
 #define WQ_ADD_WAIT		_BITUL(1)	/* wait for room, not -EAGAIN */
 #define WQ_ADD_AFTER		_BITUL(2)	/* an AddAfter, also of 0 ns */
+#define WQ_ADD_PRIORITY		_BITUL(3)	/* @priority is given */
+#define WQ_ADD_OUTCOME		_BITUL(4)	/* ADD_BATCH: results say WQ_ADDED_* */
 
 /* struct wq_add.outcome: what an add did */
 #define WQ_ADDED_QUEUED		0	/* newly queued */
@@ -250,7 +269,18 @@ struct wq_name {
  *	checked writable before the add, and if writing it fails after the
  *	add the call fails with -EFAULT though the add took effect. (Added
  *	in the third version.)
- * @reserved: must be 0
+ * @priority: with WQ_ADD_PRIORITY (a queue made with WQ_CREATE_PRIORITY
+ *	only, else -EINVAL): the key's priority, any __s32, higher first. An
+ *	add without it is an add at 0, as controller-runtime's: a new key
+ *	gets 0, a held one below 0 is raised to 0. Otherwise 0. (Was a
+ *	reserved field.)
+ *
+ * On a priority queue: WQ_ADD_RATE_LIMITED with WQ_ADD_AFTER waits the
+ * shorter of @delay_ns and the limiter's delay (@delay_ns out: the one
+ * used); a plain add of a waiting key queues it now and drops the waiting
+ * copy (WQ_ADDED_QUEUED); a delayed add of a queued key only raises its
+ * priority (WQ_ADDED_COALESCED); a delayed add of a waiting key keeps the
+ * earlier time (WQ_ADDED_KEPT if it was earlier already).
  *
  * WQ_ADD_AFTER says the call is an AddAfter: it counts in the retries
  * metric also when @delay_ns is 0 (client-go counts every AddAfter; an
@@ -274,7 +304,7 @@ struct wq_add {
 	__u64 delay_ns;
 	__u64 deadline_ns;
 	__u32 outcome;
-	__u32 reserved;
+	__s32 priority;
 };
 
 #define WQ_GET_NONBLOCK		_BITUL(0)	/* -EAGAIN instead of waiting */
@@ -286,7 +316,8 @@ struct wq_add {
  * @key_len: out: length of the key; with -EMSGSIZE the length needed
  * @buf: user pointer to the buffer for the key
  * @buf_cap: size of @buf
- * @reserved: must be 0
+ * @priority: out: the key's priority (written by a priority queue only:
+ *	0 on any other); must be 0 on input. (Was a reserved field.)
  * @deadline_ns: absolute CLOCK_MONOTONIC time to give up (-ETIMEDOUT);
  *	WQ_DEADLINE_NONE waits without limit. A file opened with O_NONBLOCK
  *	never waits (-EAGAIN), as WQ_GET_NONBLOCK
@@ -308,7 +339,7 @@ struct wq_get {
 	__u32 key_len;
 	__u64 buf;
 	__u32 buf_cap;
-	__u32 reserved;
+	__s32 priority;
 	__u64 deadline_ns;
 };
 
@@ -346,6 +377,48 @@ struct wq_key {
 	__u64 key;
 	__u64 value;
 };
+
+/**
+ * struct wq_key_info - WQ_IOC_KEY_STATE: what the queue holds of a key
+ * @flags: 0
+ * @key_len: 1..WQ_KEY_MAX
+ * @key: user pointer to the key bytes
+ * @state: out: WQ_KEY_* (0: the queue neither holds the key nor counts its
+ *	failures)
+ * @priority: out: a queued or waiting key's priority; a key in processing
+ *	reports the one it was handed out with; 0 on a plain queue
+ * @ready_ns: out: with WQ_KEY_WAITING, the CLOCK_MONOTONIC time the key
+ *	becomes ready; else 0
+ * @requeues: out: the limiter's failures of the key (NumRequeues)
+ * @reserved: must be 0
+ *
+ * One look, under the queue's lock: the answer may be stale as soon as the
+ * call returns. Any handle may ask it. Returns 0.
+ *
+ * Errors: -ENOMEM.
+ */
+struct wq_key_info {
+	__u32 flags;
+	__u32 key_len;
+	__u64 key;
+	__u32 state;
+	__s32 priority;
+	__u64 ready_ns;
+	__u32 requeues;
+	__u32 reserved;
+};
+
+/*
+ * WQ_IOC_CANCEL_AFTER (struct wq_key, @flags 0, @value 0): drop the key's
+ * waiting copy (an AddAfter or AddRateLimited not yet due). A key also
+ * queued or processing stays so; a key held only by its delay stops being
+ * held (its failures are kept). On a priority queue the priority the
+ * delayed add gave the key stays (a key in processing dirty at done is
+ * queued again at it). Needs write access (-EBADF). Returns 1 if a waiting
+ * copy was dropped, 0 if the key was not waiting.
+ *
+ * Errors: -ENOMEM.
+ */
 
 #define WQ_SHUTDOWN_DRAIN	_BITUL(0)	/* wait until drained */
 #define WQ_SHUTDOWN_DISCARD	_BITUL(1)	/* drop what is not in flight */
@@ -388,23 +461,30 @@ struct wq_iov {
 
 /**
  * struct wq_batch - WQ_IOC_ADD_BATCH, WQ_IOC_GET_BATCH, WQ_IOC_DONE_BATCH
- * @flags: ADD: 0; GET: WQ_GET_*; DONE: 0
+ * @flags: ADD: WQ_ADD_PRIORITY, WQ_ADD_OUTCOME, or 0; GET: WQ_GET_*;
+ *	DONE: 0
  * @count: number of @keys, 1..WQ_BATCH_MAX
  * @keys: user pointer to @count struct wq_iov: ADD and DONE: in; GET: out,
  *	each pointing into @buf (GET may zero entries it does not fill, also
  *	when it fails)
  * @results: ADD and DONE: user pointer to @count __s32, each key's result
- *	(0 or -errno), or 0 for none; GET: 0
+ *	(0 or -errno; with WQ_ADD_OUTCOME an added key's WQ_ADDED_*), or 0
+ *	for none; GET: user pointer to @count __s32 that receive each taken
+ *	key's priority (0 on a plain queue), or 0 for none
  * @buf: GET: user pointer to the buffer the keys are packed into; else 0
  * @buf_cap: GET: size of @buf; else 0
  * @deadline_ns: GET: absolute CLOCK_MONOTONIC time to stop waiting for the
  *	first key, or WQ_DEADLINE_NONE; else 0
+ * @priority: ADD with WQ_ADD_PRIORITY: every key's priority (as struct
+ *	wq_add's); else 0. (Added in the struct's second version.)
+ * @reserved: must be 0
  *
  * ADD adds each key in order as WQ_IOC_ADD (no flags) would, DONE ends
  * each key as WQ_IOC_DONE would; one bad key (its length, its memory, the
  * queue full) does not stop the others, and the ioctl returns how many
  * succeeded. GET waits as WQ_IOC_GET for the first key, then takes the
- * queued keys in FIFO order, up to @count and as many as fit in @buf, and
+ * queued keys in the order WQ_IOC_GET would, up to @count and as many as
+ * fit in @buf, and
  * returns how many it took (-EMSGSIZE, taking nothing, if the first does
  * not fit). Errors of the call itself (-EINVAL, -EFAULT on @keys or
  * @results, -EBADF) change nothing. The lock of the queue is taken once
@@ -426,6 +506,8 @@ struct wq_batch {
 	__u64 buf;
 	__u64 buf_cap;
 	__u64 deadline_ns;
+	__s32 priority;
+	__u32 reserved;
 };
 
 /* struct wq_queue_info.state bits */
@@ -433,6 +515,7 @@ struct wq_batch {
 #define WQ_STATE_DRAINING	_BITUL(1)	/* a drain is waiting */
 #define WQ_STATE_UNLINKED	_BITUL(2)	/* name destroyed, handles open */
 #define WQ_STATE_PRIVATE	_BITUL(3)	/* no name (WQ_CREATE_PRIVATE) */
+#define WQ_STATE_PRIORITY	_BITUL(4)	/* by priority (WQ_CREATE_PRIORITY) */
 
 /**
  * struct wq_queue_info - WQ_IOC_STAT result, and one WQ_IOC_LIST entry
@@ -515,6 +598,8 @@ struct wq_list {
 /* struct wq_module_info.features: what a module older than them lacks */
 #define WQ_FEATURE_ADD_OUTCOME	_BITUL(0)	/* struct wq_add.outcome */
 #define WQ_FEATURE_KEY_STATE	_BITUL(1)	/* WQ_KEY_RESULT_STATE */
+#define WQ_FEATURE_PRIORITY	_BITUL(2)	/* WQ_CREATE_PRIORITY, WQ_ADD_PRIORITY */
+#define WQ_FEATURE_KEY_CALLS	_BITUL(3)	/* KEY_STATE, CANCEL_AFTER */
 
 /**
  * struct wq_module_info - WQ_IOC_MODULE_INFO: what this module supports
@@ -595,6 +680,20 @@ struct wq_hist_info {
 	__u64 bucket[WQ_HIST_MAX];
 };
 
+#define WQ_LEVELS_MAX		16	/* priority levels WQ_IOC_METRICS reports */
+
+/**
+ * struct wq_level_info - one priority level's depth (WQ_IOC_METRICS)
+ * @priority: the level
+ * @reserved: 0
+ * @depth: keys queued at it, and processing keys dirty to be queued at it
+ */
+struct wq_level_info {
+	__s32 priority;
+	__u32 reserved;
+	__u64 depth;
+};
+
 /**
  * struct wq_metrics_info - a queue's metrics (WQ_IOC_METRICS, kwq_metrics())
  * @depth: client-go workqueue_depth: keys added and not yet handed out
@@ -617,6 +716,12 @@ struct wq_hist_info {
  * @requeued_on_close_total: keys put back because their handle closed
  * @discarded_total: keys dropped by a shutdown (waiting keys) or a
  *	discarding shutdown (queued and waiting keys), each once
+ * @nr_levels: entries of @levels used (a priority queue's levels with a
+ *	depth, highest first; 0 on a plain queue). (@nr_levels and what
+ *	follows were added in the struct's second version.)
+ * @levels_summed: levels beyond the first WQ_LEVELS_MAX - 1, whose depths
+ *	the last entry sums (its @priority is the highest of them); 0 if none
+ * @levels: depth (queued, and dirty keys to be queued at done) by priority
  *
  * Counters (*_total and the histograms) are 64-bit and never go back while
  * the queue exists, except that a histogram's sum_ns wraps modulo 2^64
@@ -644,6 +749,9 @@ struct wq_metrics_info {
 	__u64 refused_total;
 	__u64 requeued_on_close_total;
 	__u64 discarded_total;
+	__u32 nr_levels;
+	__u32 levels_summed;
+	struct wq_level_info levels[WQ_LEVELS_MAX];
 };
 
 /* sizeof(struct wq_metrics_info) in its first version */
@@ -690,5 +798,7 @@ struct wq_metrics_req {
 #define WQ_IOC_GET_BATCH	_IOW(WQ_IOC_MAGIC, 0x18, struct wq_batch)
 #define WQ_IOC_DONE_BATCH	_IOW(WQ_IOC_MAGIC, 0x19, struct wq_batch)
 #define WQ_IOC_METRICS		_IOW(WQ_IOC_MAGIC, 0x1a, struct wq_metrics_req)
+#define WQ_IOC_KEY_STATE	_IOWR(WQ_IOC_MAGIC, 0x1b, struct wq_key_info)
+#define WQ_IOC_CANCEL_AFTER	_IOW(WQ_IOC_MAGIC, 0x1c, struct wq_key)
 
 #endif /* _UAPI_LINUX_WQ_H */

@@ -75,12 +75,47 @@ struct kwq;
  * @max_tracked: most keys kept only for their failures; 0: the default
  * @mode: permission bits of a named queue for userspace; 0 means 0600
  *	(owner root)
+ * @flags: WQ_CREATE_PRIORITY (uapi) for a priority queue, or 0
+ * @starve_ns: with WQ_CREATE_PRIORITY, a ready key older than this goes
+ *	before every younger one (0: never); otherwise 0
  */
 struct kwq_attr {
 	const struct wq_limiter *limiter;
 	u32 max_items;
 	u32 max_tracked;
 	umode_t mode;
+	u32 flags;
+	u64 starve_ns;
+};
+
+/**
+ * struct kwq_add_opts - one add of any kind (kwq_add_opts())
+ * @flags: WQ_ADD_AFTER, WQ_ADD_RATE_LIMITED (both: the shorter delay, on a
+ *	priority queue only), WQ_ADD_PRIORITY (a priority queue only)
+ * @priority: with WQ_ADD_PRIORITY the key's priority; otherwise 0
+ * @delay_ns: with WQ_ADD_AFTER the delay; otherwise 0
+ */
+struct kwq_add_opts {
+	u32 flags;
+	s32 priority;
+	u64 delay_ns;
+};
+
+/**
+ * struct kwq_key_info - what a queue holds of a key (kwq_key_state())
+ * @state: WQ_KEY_* (0: the queue neither holds the key nor counts its
+ *	failures)
+ * @priority: a queued or waiting key's priority; a key in processing: the
+ *	one it was handed out with; 0 on a plain queue
+ * @ready_ns: with WQ_KEY_WAITING, the CLOCK_MONOTONIC time it becomes
+ *	ready
+ * @requeues: the limiter's failures of the key
+ */
+struct kwq_key_info {
+	u32 state;
+	s32 priority;
+	u64 ready_ns;
+	u32 requeues;
 };
 
 extern const struct wq_limiter kwq_default_limiter;
@@ -103,10 +138,17 @@ int kwq_add_after(struct kwq *q, const void *key, size_t len, u64 delay_ns,
 		  gfp_t gfp);
 int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 			 u64 *delay_ns, gfp_t gfp);
+int kwq_add_opts(struct kwq *q, const void *key, size_t len,
+		 const struct kwq_add_opts *o, u64 *delay_ns, gfp_t gfp);
+int kwq_key_state(struct kwq *q, const void *key, size_t len,
+		  struct kwq_key_info *info);
+int kwq_cancel_after(struct kwq *q, const void *key, size_t len);
 ssize_t kwq_get(struct kwq *q, void *buf, size_t cap, unsigned int flags);
 ssize_t kwq_get_timeout(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
 			unsigned int flags);
 ssize_t kwq_try_get(struct kwq *q, void *buf, size_t cap);
+ssize_t kwq_get_priority(struct kwq *q, void *buf, size_t cap,
+			 u64 timeout_ns, unsigned int flags, int *priority);
 int kwq_done(struct kwq *q, const void *key, size_t len);
 int kwq_forget(struct kwq *q, const void *key, size_t len);
 int kwq_num_requeues(struct kwq *q, const void *key, size_t len);

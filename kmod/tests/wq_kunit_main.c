@@ -2,8 +2,9 @@
 /*
  * KUnit suites for wq's pure logic: the key table (lookups across an
  * incremental resize), the waiting heap, the rate limiters (client-go's
- * numbers, from the vectors the host unit test runs too) and the bound of
- * the batch calls' scratch pool. Built as wq_kunit.ko where the
+ * numbers, from the vectors the host unit test runs too), the bound of
+ * the batch calls' scratch pool, and (wq_kunit_ready.c) the priority
+ * levels of the ready keys. Built as wq_kunit.ko where the
  * kernel has CONFIG_KUNIT (the debug lane); it runs at load and reports
  * KTAP in the kernel log and /sys/kernel/debug/kunit/.
  *
@@ -21,6 +22,7 @@
 #include "../wq_keytab.c"
 #include "../wq_limiter.c"
 #include "../wq_scratch.c"
+#include "wq_kunit.h"
 #include "wq_limiter_vectors.h"
 
 /* KUnit's slow cases (6.6 on); before, an ordinary case */
@@ -448,7 +450,7 @@ static void scratch_pool_bound(struct kunit *test)
 WQ_KUNIT_SUITE(wq_scratch, "wq-scratch", KUNIT_CASE(scratch_pool_bound));
 
 kunit_test_suites(&wq_keytab_suite, &wq_heap_suite, &wq_limiter_suite,
-		  &wq_scratch_suite);
+		  &wq_scratch_suite, &wq_ready_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit tests of wq's key table, waiting heap, rate limiters and scratch pool");
+MODULE_DESCRIPTION("KUnit tests of wq's key table, waiting heap, rate limiters, scratch pool and priority levels");
