@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libwq: batches, the throughput path (wq_add_batch(3)): many keys in one
- * system call (WQ_IOC_ADD_BATCH, GET_BATCH, DONE_BATCH).
+ * system call (WQ_IOC_ADD_BATCH, GET_BATCH, DONE_BATCH), with what each
+ * add did and each key's priority where asked.
  *
  * The caller's struct iovec array is the ABI's struct wq_iov array on LP64
  * (checked at compile time below) and goes to the kernel as it is; where
@@ -65,9 +66,30 @@ static int wq_batch_init(struct wq_batch *b, const struct iovec *keys,
 	return 0;
 }
 
-/* ADD_BATCH and DONE_BATCH: keys in, per-key results out. */
+/*
+ * Whether the module behind fd lacks what a batch call that failed with
+ * -EINVAL asked of it: the WQ_ADD_* bits in want (ADD_BATCH), or
+ * priority queues (GET_BATCH's priorities). Then the call is made again
+ * without (it changed nothing).
+ */
+static bool wq_batch_older_module(int fd, uint32_t want_add_flags)
+{
+	struct wq_module_info mi;
+
+	if (wq_module_info(fd, &mi) < 0)
+		return false;
+	if (want_add_flags)
+		return (mi.add_flags & want_add_flags) != want_add_flags;
+	return !(mi.features & WQ_FEATURE_PRIORITY);
+}
+
+/*
+ * ADD_BATCH and DONE_BATCH: keys in, per-key results out; an add with
+ * flags (WQ_ADD_OUTCOME, WQ_ADD_PRIORITY) and priority.
+ */
 static int wq_batch_keys(int fd, unsigned long cmd, const struct iovec *keys,
-			 unsigned int n, int *errs)
+			 unsigned int n, int *errs, uint32_t flags,
+			 int32_t priority)
 {
 	struct wq_iov *copy;
 	struct wq_batch b;
@@ -76,25 +98,55 @@ static int wq_batch_keys(int fd, unsigned long cmd, const struct iovec *keys,
 	ret = wq_batch_init(&b, keys, n, true, &copy);
 	if (ret)
 		return ret;
+	b.flags = flags;
+	b.priority = priority;
 	b.results = (uintptr_t)errs;
 	ret = wq_ioctl(fd, cmd, &b);
+	/* no outcomes from an older module: each add's 0 reads as QUEUED */
+	if (ret == -EINVAL && flags == WQ_ADD_OUTCOME &&
+	    wq_batch_older_module(fd, WQ_ADD_OUTCOME)) {
+		b.flags = 0;
+		ret = wq_ioctl(fd, cmd, &b);
+	}
 	free(copy);
 	return ret;
 }
 
 int wq_add_batch(int fd, const struct iovec *keys, unsigned int n, int *errs)
 {
-	return wq_batch_keys(fd, WQ_IOC_ADD_BATCH, keys, n, errs);
+	return wq_batch_keys(fd, WQ_IOC_ADD_BATCH, keys, n, errs, 0, 0);
+}
+
+int wq_add_batch_opts(int fd, const struct iovec *keys, unsigned int n,
+		      const struct wq_add_opts *o, int *results)
+{
+	uint32_t flags = WQ_ADD_OUTCOME;
+	int32_t priority = 0;
+
+	if (o) {
+		/* a batch adds now: no delay, no wait */
+		if (o->flags & ~(uint32_t)WQ_ADD_PRIORITY || o->delay_ns ||
+		    o->timeout_ms ||
+		    (!(o->flags & WQ_ADD_PRIORITY) && o->priority))
+			return -EINVAL;
+		if (o->flags & WQ_ADD_PRIORITY) {
+			flags |= WQ_ADD_PRIORITY;
+			priority = o->priority;
+		}
+	}
+	return wq_batch_keys(fd, WQ_IOC_ADD_BATCH, keys, n, results, flags,
+			     priority);
 }
 
 int wq_done_batch(int fd, const struct iovec *keys, unsigned int n, int *errs)
 {
-	return wq_batch_keys(fd, WQ_IOC_DONE_BATCH, keys, n, errs);
+	return wq_batch_keys(fd, WQ_IOC_DONE_BATCH, keys, n, errs, 0, 0);
 }
 
-static ssize_t wq_get_batch_ex(int fd, void *buf, size_t cap,
-			       struct iovec *keys, unsigned int n,
-			       int timeout_ms, uint32_t flags)
+/* GET_BATCH; results receives the priorities (a module without: 0s). */
+ssize_t wq_get_batch_call(int fd, void *buf, size_t cap, struct iovec *keys,
+			  unsigned int n, int timeout_ms, uint32_t flags,
+			  int *priorities)
 {
 	struct wq_iov *copy;
 	struct wq_batch b;
@@ -106,11 +158,18 @@ static ssize_t wq_get_batch_ex(int fd, void *buf, size_t cap,
 	b.flags = flags;
 	b.buf = (uintptr_t)buf;
 	b.buf_cap = cap;
+	b.results = (uintptr_t)priorities;
 	if (timeout_ms == 0)	/* as wq_get: never wait */
 		b.flags |= WQ_GET_NONBLOCK;
 	else
 		b.deadline_ns = wq_deadline_ms(timeout_ms);
 	ret = wq_ioctl(fd, WQ_IOC_GET_BATCH, &b);
+	if (ret == -EINVAL && priorities && wq_batch_older_module(fd, 0)) {
+		b.results = 0;
+		ret = wq_ioctl(fd, WQ_IOC_GET_BATCH, &b);
+		if (ret > 0)
+			memset(priorities, 0, (size_t)ret * sizeof(*priorities));
+	}
 	for (int i = 0; copy && i < ret; i++) {
 		keys[i].iov_base = (void *)(uintptr_t)copy[i].base;
 		keys[i].iov_len = (size_t)copy[i].len;
@@ -122,13 +181,21 @@ static ssize_t wq_get_batch_ex(int fd, void *buf, size_t cap,
 ssize_t wq_get_batch(int fd, void *buf, size_t cap, struct iovec *keys,
 		     unsigned int n, int timeout_ms)
 {
-	return wq_get_batch_ex(fd, buf, cap, keys, n, timeout_ms, 0);
+	return wq_get_batch_call(fd, buf, cap, keys, n, timeout_ms, 0, NULL);
 }
 
 ssize_t wq_get_batch_detached(int fd, void *buf, size_t cap,
 			      struct iovec *keys, unsigned int n,
 			      int timeout_ms)
 {
-	return wq_get_batch_ex(fd, buf, cap, keys, n, timeout_ms,
-			       WQ_GET_DETACH);
+	return wq_get_batch_call(fd, buf, cap, keys, n, timeout_ms,
+				 WQ_GET_DETACH, NULL);
+}
+
+ssize_t wq_get_batch_priority(int fd, void *buf, size_t cap,
+			      struct iovec *keys, unsigned int n,
+			      int timeout_ms, int *priorities)
+{
+	return wq_get_batch_call(fd, buf, cap, keys, n, timeout_ms, 0,
+				 priorities);
 }

@@ -80,23 +80,47 @@ static int wq_create_call(const char *name, const struct wq_attr *attr)
 	if (ret)
 		return ret;
 	if (attr) {
-		if ((uint32_t)attr->mode & ~07777U)
+		if ((uint32_t)attr->mode & ~07777U ||
+		    (attr->priority != 0 && attr->priority != 1) ||
+		    (attr->starve_ns && !attr->priority))
 			return -EINVAL;
 		c.max_items = attr->max_items;
 		c.mode = (uint32_t)attr->mode;
+		if (attr->priority)
+			c.flags |= WQ_CREATE_PRIORITY;
+		c.starve_ns = attr->starve_ns;
 	}
+	/*
+	 * A module without priority queues refuses the flag (-EINVAL), or
+	 * starve_ns, a field it does not know (-E2BIG: wq_ioctl() says
+	 * -EINVAL).
+	 */
 	return wq_named(WQ_IOC_CREATE, &c, 1, 0);
 }
 
-int wq_create(const char *name, const struct wq_attr *attr)
+/*
+ * wq_create() and wq_create_private() of struct wq_attr with priority and
+ * starve_ns (compat.c: without, libwq 1.0 and 1.2)
+ */
+int wq_create_1_3(const char *name, const struct wq_attr *attr);
+int wq_create_private_1_3(const struct wq_attr *attr);
+_Static_assert(__builtin_types_compatible_p(__typeof__(wq_create),
+					    __typeof__(wq_create_1_3)) &&
+	       __builtin_types_compatible_p(__typeof__(wq_create_private),
+					    __typeof__(wq_create_private_1_3)),
+	       "wq_create_1_3 and wq_create_private_1_3 are the calls of wq.h");
+
+int wq_create_1_3(const char *name, const struct wq_attr *attr)
 {
 	return name ? wq_create_call(name, attr) : -EINVAL;
 }
+WQ_SYMVER_DEFAULT(wq_create, wq_create_1_3, "1.3");
 
-int wq_create_private(const struct wq_attr *attr)
+int wq_create_private_1_3(const struct wq_attr *attr)
 {
 	return wq_create_call(NULL, attr);
 }
+WQ_SYMVER_DEFAULT(wq_create_private, wq_create_private_1_3, "1.3");
 
 /* OPEN and DESTROY: a struct wq_name is all they take. */
 static int wq_by_name(unsigned long cmd, const char *name, uint32_t flags,
@@ -181,11 +205,14 @@ static int wq_key_call(int fd, unsigned long cmd, const void *key, size_t len,
 /*
  * Every add is one WQ_IOC_ADD: a delay in (AddAfter; 0 with
  * RATE_LIMITED), the delay used out, and with WQ_ADD_WAIT a deadline for
- * room. The whole struct goes in; a module that knows only its first
- * version accepts it, since the deadline is 0 unless WQ_ADD_WAIT is asked.
+ * room, with WQ_ADD_PRIORITY the priority. The whole struct goes in; a
+ * module that knows only its first version accepts it, since the deadline
+ * is 0 unless WQ_ADD_WAIT is asked (and the priority was a reserved field:
+ * a module without priority queues refuses the flag, -EINVAL).
  */
-static int wq_add_call(int fd, uint32_t flags, const void *key, size_t len,
-		       uint64_t delay_ns, uint64_t deadline_ns, uint64_t *out)
+static int wq_add_prio(int fd, uint32_t flags, const void *key, size_t len,
+		       uint64_t delay_ns, uint64_t deadline_ns, int32_t priority,
+		       uint64_t *out)
 {
 	struct wq_add a;
 	int ret;
@@ -198,12 +225,19 @@ static int wq_add_call(int fd, uint32_t flags, const void *key, size_t len,
 	a.key = (uintptr_t)key;
 	a.delay_ns = delay_ns;
 	a.deadline_ns = deadline_ns;
+	a.priority = priority;
 	ret = wq_ioctl(fd, WQ_IOC_ADD, &a);
 	if (ret < 0)
 		return ret;
 	if (out)
 		*out = a.delay_ns;
 	return (int)a.outcome;	/* WQ_ADDED_*: 0 from an older module */
+}
+
+static int wq_add_call(int fd, uint32_t flags, const void *key, size_t len,
+		       uint64_t delay_ns, uint64_t deadline_ns, uint64_t *out)
+{
+	return wq_add_prio(fd, flags, key, len, delay_ns, deadline_ns, 0, out);
 }
 
 /* The calls of client-go's names return 0, not what the add did. */
@@ -240,17 +274,22 @@ int wq_add_wait(int fd, const void *key, size_t len, int timeout_ms)
 				   wq_deadline_ms(timeout_ms), NULL));
 }
 
-int wq_add_opts(int fd, const void *key, size_t len,
-		const struct wq_add_opts *o)
+/* The WQ_ADD_* flags an add of wq_add_opts() may carry. */
+#define WQ_ADD_OPTS_FLAGS	\
+	(WQ_ADD_RATE_LIMITED | WQ_ADD_AFTER | WQ_ADD_WAIT | WQ_ADD_PRIORITY)
+
+int wq_add_opts_delay(int fd, const void *key, size_t len,
+		      const struct wq_add_opts *o, uint64_t *delay_ns)
 {
 	uint32_t flags;
 	uint64_t deadline = 0;
 
 	if (!o)
-		return wq_add_call(fd, 0, key, len, 0, 0, NULL);
+		return wq_add_call(fd, 0, key, len, 0, 0, delay_ns);
 	flags = o->flags;
-	if (flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_AFTER | WQ_ADD_WAIT) ||
-	    o->priority || (!(flags & WQ_ADD_AFTER) && o->delay_ns) ||
+	if (flags & ~WQ_ADD_OPTS_FLAGS ||
+	    (!(flags & WQ_ADD_PRIORITY) && o->priority) ||
+	    (!(flags & WQ_ADD_AFTER) && o->delay_ns) ||
 	    (!(flags & WQ_ADD_WAIT) && o->timeout_ms))
 		return -EINVAL;
 	if (flags & WQ_ADD_WAIT) {
@@ -259,15 +298,23 @@ int wq_add_opts(int fd, const void *key, size_t len,
 		else
 			deadline = wq_deadline_ms(o->timeout_ms);
 	}
-	return wq_add_call(fd, flags, key, len,
+	/* RATE_LIMITED with AFTER: the shorter, on a priority queue */
+	return wq_add_prio(fd, flags, key, len,
 			   (flags & WQ_ADD_AFTER) ? o->delay_ns : 0, deadline,
-			   NULL);
+			   o->priority, delay_ns);
 }
 
-static ssize_t wq_get_ex(int fd, void *buf, size_t cap, int timeout_ms,
-			 uint32_t flags)
+int wq_add_opts(int fd, const void *key, size_t len,
+		const struct wq_add_opts *o)
+{
+	return wq_add_opts_delay(fd, key, len, o, NULL);
+}
+
+ssize_t wq_get_call(int fd, void *buf, size_t cap, int timeout_ms,
+		    uint32_t flags, int *priority)
 {
 	struct wq_get g;
+	int ret;
 
 	memset(&g, 0, sizeof(g));
 	g.flags = flags;
@@ -277,17 +324,27 @@ static ssize_t wq_get_ex(int fd, void *buf, size_t cap, int timeout_ms,
 		g.flags |= WQ_GET_NONBLOCK;
 	else
 		g.deadline_ns = wq_deadline_ms(timeout_ms);
-	return wq_ioctl(fd, WQ_IOC_GET, &g);
+	ret = wq_ioctl(fd, WQ_IOC_GET, &g);
+	/* written by a priority queue only; an older module leaves the 0 */
+	if (ret > 0 && priority)
+		*priority = g.priority;
+	return ret;
 }
 
 ssize_t wq_get(int fd, void *buf, size_t cap, int timeout_ms)
 {
-	return wq_get_ex(fd, buf, cap, timeout_ms, 0);
+	return wq_get_call(fd, buf, cap, timeout_ms, 0, NULL);
 }
 
 ssize_t wq_get_detached(int fd, void *buf, size_t cap, int timeout_ms)
 {
-	return wq_get_ex(fd, buf, cap, timeout_ms, WQ_GET_DETACH);
+	return wq_get_call(fd, buf, cap, timeout_ms, WQ_GET_DETACH, NULL);
+}
+
+ssize_t wq_get_priority(int fd, void *buf, size_t cap, int timeout_ms,
+			int *priority)
+{
+	return wq_get_call(fd, buf, cap, timeout_ms, 0, priority);
 }
 
 int wq_done(int fd, const void *key, size_t len)
@@ -377,18 +434,22 @@ static void wq_stats_from_info(struct wq_stats *st,
 	st->shutting_down = !!(info->state & WQ_STATE_SHUTTING_DOWN);
 	st->draining = !!(info->state & WQ_STATE_DRAINING);
 	st->unlinked = !!(info->state & WQ_STATE_UNLINKED);
+	st->priority = !!(info->state & WQ_STATE_PRIORITY);
 }
 
-/* wq_stat() and wq_list() of struct wq_stats with id (compat.c: without) */
-int wq_stat_1_1(int fd, struct wq_stats *st);
-int wq_list_1_1(struct wq_stats *st, size_t cap);
+/*
+ * wq_stat() and wq_list() of struct wq_stats with id and priority
+ * (compat.c: without)
+ */
+int wq_stat_1_3(int fd, struct wq_stats *st);
+int wq_list_1_3(struct wq_stats *st, size_t cap);
 _Static_assert(__builtin_types_compatible_p(__typeof__(wq_stat),
-					    __typeof__(wq_stat_1_1)) &&
+					    __typeof__(wq_stat_1_3)) &&
 	       __builtin_types_compatible_p(__typeof__(wq_list),
-					    __typeof__(wq_list_1_1)),
-	       "wq_stat_1_1 and wq_list_1_1 are wq_stat and wq_list");
+					    __typeof__(wq_list_1_3)),
+	       "wq_stat_1_3 and wq_list_1_3 are wq_stat and wq_list");
 
-int wq_stat_1_1(int fd, struct wq_stats *st)
+int wq_stat_1_3(int fd, struct wq_stats *st)
 {
 	struct wq_queue_info info;
 	int ret;
@@ -401,11 +462,11 @@ int wq_stat_1_1(int fd, struct wq_stats *st)
 	wq_stats_from_info(st, &info);
 	return 0;
 }
-WQ_SYMVER_DEFAULT(wq_stat, wq_stat_1_1, "1.1");
+WQ_SYMVER_DEFAULT(wq_stat, wq_stat_1_3, "1.3");
 
 /*
  * struct wq_metrics is the uapi's struct wq_metrics_info, field for field:
- * the kernel writes it directly.
+ * the kernel writes it directly. Its first version ended at nr_levels.
  */
 _Static_assert(sizeof(struct wq_metrics) == sizeof(struct wq_metrics_info),
 	       "struct wq_metrics is not struct wq_metrics_info");
@@ -415,20 +476,33 @@ _Static_assert(offsetof(struct wq_metrics, discarded_total) ==
 _Static_assert(offsetof(struct wq_metrics, work_duration.bucket) ==
 	       offsetof(struct wq_metrics_info, work_duration.bucket),
 	       "struct wq_histogram is not struct wq_hist_info");
+_Static_assert(offsetof(struct wq_metrics, nr_levels) ==
+	       WQ_METRICS_INFO_SIZE_VER0 &&
+	       offsetof(struct wq_metrics, levels[1].depth) ==
+	       offsetof(struct wq_metrics_info, levels[1].depth) &&
+	       sizeof(struct wq_level) == sizeof(struct wq_level_info),
+	       "struct wq_level is not struct wq_level_info");
 
-int wq_metrics(int fd, struct wq_metrics *m)
+/* wq_metrics() of struct wq_metrics with levels (compat.c: without) */
+int wq_metrics_1_3(int fd, struct wq_metrics *m);
+_Static_assert(__builtin_types_compatible_p(__typeof__(wq_metrics),
+					    __typeof__(wq_metrics_1_3)),
+	       "wq_metrics_1_3 is wq_metrics");
+
+int wq_metrics_1_3(int fd, struct wq_metrics *m)
 {
 	struct wq_metrics_req r;
 
 	if (!m)
 		return -EFAULT;
 	memset(&r, 0, sizeof(r));
-	r.size = sizeof(*m);
+	r.size = sizeof(*m);	/* an older module zeroes what it lacks */
 	r.metrics = (uintptr_t)m;
 	return wq_ioctl(fd, WQ_IOC_METRICS, &r);
 }
+WQ_SYMVER_DEFAULT(wq_metrics, wq_metrics_1_3, "1.3");
 
-int wq_list_1_1(struct wq_stats *st, size_t cap)
+int wq_list_1_3(struct wq_stats *st, size_t cap)
 {
 	struct wq_queue_info *infos = NULL;
 	struct wq_list l;
@@ -463,4 +537,4 @@ int wq_list_1_1(struct wq_stats *st, size_t cap)
 	free(infos);
 	return ret;
 }
-WQ_SYMVER_DEFAULT(wq_list, wq_list_1_1, "1.1");
+WQ_SYMVER_DEFAULT(wq_list, wq_list_1_3, "1.3");

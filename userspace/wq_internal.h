@@ -13,8 +13,11 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 #include <time.h>
 
+#include "wq.h"
 #include "../uapi/linux/wq.h"
 
 #define WQ_NSEC_PER_MSEC	1000000ULL
@@ -82,7 +85,9 @@ static inline uint64_t wq_deadline_ms(int timeout_ms)
 
 /*
  * An ioctl of /dev/wq as libwq returns it: >= 0, or -errno with errno
- * left as it was. ENOTTY means fd is not a /dev/wq handle: -EBADF.
+ * left as it was. ENOTTY means fd is not a /dev/wq handle: -EBADF. E2BIG
+ * means a module older than the struct was given a field it does not
+ * know (a non-zero tail): -EINVAL, as an unknown flag is.
  */
 static inline int wq_ioctl(int fd, unsigned long cmd, void *arg)
 {
@@ -90,10 +95,34 @@ static inline int wq_ioctl(int fd, unsigned long cmd, void *arg)
 
 	ret = ioctl(fd, cmd, arg);
 	if (ret < 0) {
-		ret = errno == ENOTTY ? -EBADF : -errno;
+		ret = errno == ENOTTY ? -EBADF :
+		      errno == E2BIG ? -EINVAL : -errno;
 		errno = saved;
 	}
 	return ret;
 }
+
+/*
+ * What the module behind fd (any /dev/wq file) supports; 0 or -errno. A
+ * call that fails on an older module asks it, to say why.
+ */
+static inline int wq_module_info(int fd, struct wq_module_info *mi)
+{
+	memset(mi, 0, sizeof(*mi));
+	return wq_ioctl(fd, WQ_IOC_MODULE_INFO, mi);
+}
+
+/*
+ * The calls behind the public ones, with what wqctl needs besides:
+ * WQ_GET_* flags (WQ_GET_DETACH) for a get with its priority, and the
+ * delay an add used.
+ */
+ssize_t wq_get_call(int fd, void *buf, size_t cap, int timeout_ms,
+		    uint32_t flags, int *priority);
+ssize_t wq_get_batch_call(int fd, void *buf, size_t cap, struct iovec *keys,
+			  unsigned int n, int timeout_ms, uint32_t flags,
+			  int *priorities);
+int wq_add_opts_delay(int fd, const void *key, size_t len,
+		      const struct wq_add_opts *o, uint64_t *delay_ns);
 
 #endif /* LIBWQ_INTERNAL_H */

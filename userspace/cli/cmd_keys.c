@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wqctl: the commands on keys: add (also --after, --rate-limited, --wait,
- * and keys from standard input in batches), get (-n in batches), done,
- * forget. A key list given as arguments is checked whole before the first
+ * --priority, and keys from standard input in batches), get (-n in
+ * batches; a priority queue's keys with their priority), done, forget. A key list given as arguments is checked whole before the first
  * call, and stops at its first failure, which names the key; keys read
  * from standard input are each tried, and each failure names its line.
  */
@@ -31,36 +31,60 @@ static int each_key(const struct ctx *c,
 static uint64_t wait_deadline;
 
 /* timeout_ms is an int: a longer wait is made of several. */
-static int add_wait(const struct ctx *c, const struct key *k)
+static int add_wait(const struct ctx *c, const struct key *k,
+		    struct wq_add_opts *o)
 {
+	o->flags |= WQ_ADD_WAIT;
 	for (;;) {
 		int ms = ms_until(wait_deadline);
-		int err = wq_add_wait(c->fd, k->bytes, k->len, ms);
+		int err;
 
+		o->timeout_ms = ms;
+		err = wq_add_opts(c->fd, k->bytes, k->len, o);
 		if (err != -ETIMEDOUT || ms != INT_MAX ||
 		    wq_now_ns() >= wait_deadline)
 			return err;
 	}
 }
 
+/* The options of add that every add of the command carries (--priority). */
+static void add_opts_of(const struct ctx *c, struct wq_add_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (has(c, O_PRIORITY)) {
+		o->flags = WQ_ADD_PRIORITY;
+		o->priority = c->priority;
+	}
+}
+
+/* One add as the options say; 0 (whatever it did) or -errno. */
 static int add_one(const struct ctx *c, const struct key *k)
 {
-	uint64_t delay;
-	char buf[64];
+	struct wq_add_opts o;
+	uint64_t delay = 0;
 	int err;
 
-	if (has(c, O_AFTER))
-		return wq_add_after(c->fd, k->bytes, k->len, c->after_ns);
-	if (has(c, O_WAIT))
-		return add_wait(c, k);
-	if (!has(c, O_RATE_LIMITED))
-		return wq_add(c->fd, k->bytes, k->len);
-	err = wq_add_rate_limited(c->fd, k->bytes, k->len, &delay);
+	add_opts_of(c, &o);
+	if (has(c, O_WAIT)) {
+		err = add_wait(c, k, &o);
+		return err < 0 ? err : 0;
+	}
+	if (has(c, O_AFTER)) {
+		o.flags |= WQ_ADD_AFTER;
+		o.delay_ns = c->after_ns;
+	}
+	if (has(c, O_RATE_LIMITED))
+		o.flags |= WQ_ADD_RATE_LIMITED;
+	err = wq_add_opts_delay(c->fd, k->bytes, k->len, &o, &delay);
 	if (err < 0)
 		return err;
-	wq_format_duration(buf, sizeof(buf), delay);
-	put_key(stdout, k->bytes, k->len);
-	printf(": delay %s\n", buf);
+	if (has(c, O_RATE_LIMITED)) {
+		char buf[64];
+
+		wq_format_duration(buf, sizeof(buf), delay);
+		put_key(stdout, k->bytes, k->len);
+		printf(": delay %s\n", buf);
+	}
 	return 0;
 }
 
@@ -84,7 +108,13 @@ static int add_lines(const struct ctx *c, const struct key_batch *b)
 	int ret = 0;
 
 	if (plain) {
-		ret = wq_add_batch(c->fd, b->keys, b->n, errs);
+		struct wq_add_opts o;
+
+		add_opts_of(c, &o);
+		/* with --priority, each result is what the add did (>= 0) */
+		ret = has(c, O_PRIORITY) ?
+		      wq_add_batch_opts(c->fd, b->keys, b->n, &o, errs) :
+		      wq_add_batch(c->fd, b->keys, b->n, errs);
 		if (ret < 0) {
 			fail_line(c, b->line[0], NULL, 0, ret);
 			return -1;
@@ -99,7 +129,7 @@ static int add_lines(const struct ctx *c, const struct key_batch *b)
 	}
 	ret = 0;
 	for (unsigned int i = 0; i < b->n; i++) {
-		if (!errs[i])
+		if (errs[i] >= 0)
 			continue;
 		fail_line(c, b->line[i], b->keys[i].iov_base,
 			  b->keys[i].iov_len, errs[i]);
@@ -140,32 +170,32 @@ int ms_until(uint64_t deadline)
 
 /*
  * Keys, waiting until deadline for the first: one by wq_get (a plain
- * get), or up to want by wq_get_batch (get -n); keys[] points into buf.
- * Returns how many, or the error. timeout_ms is an int: a wait of more
- * than INT_MAX ms (24.8 days) is made of several.
+ * get), or up to want by wq_get_batch (get -n); keys[] points into buf,
+ * prio[] receives their priorities. Returns how many, or the error.
+ * timeout_ms is an int: a wait of more than INT_MAX ms (24.8 days) is
+ * made of several.
  */
 static ssize_t get_some(const struct ctx *c, char *buf, struct iovec *keys,
-			unsigned int want, uint64_t deadline)
+			int *prio, unsigned int want, uint64_t deadline)
 {
+	/* --done: consumed at once, so a crash requeues */
+	uint32_t flags = has(c, O_DONE) ? 0 : WQ_GET_DETACH;
+
 	for (;;) {
 		int ms = ms_until(deadline);
 		ssize_t n;
 
-		/* --done: consumed at once, so a crash requeues */
 		if (c->count == 1) {
-			n = has(c, O_DONE) ?
-			    wq_get(c->fd, buf, WQ_KEY_MAX, ms) :
-			    wq_get_detached(c->fd, buf, WQ_KEY_MAX, ms);
+			n = wq_get_call(c->fd, buf, WQ_KEY_MAX, ms, flags,
+					&prio[0]);
 			if (n > 0) {
 				keys[0].iov_base = buf;
 				keys[0].iov_len = (size_t)n;
 				n = 1;
 			}
-		} else if (has(c, O_DONE)) {
-			n = wq_get_batch(c->fd, buf, GET_BUF_SIZE, keys, want, ms);
 		} else {
-			n = wq_get_batch_detached(c->fd, buf, GET_BUF_SIZE,
-						  keys, want, ms);
+			n = wq_get_batch_call(c->fd, buf, GET_BUF_SIZE, keys,
+					      want, ms, flags, prio);
 		}
 		if (n == -ETIMEDOUT && ms == INT_MAX && wq_now_ns() < deadline)
 			continue;
@@ -173,33 +203,51 @@ static ssize_t get_some(const struct ctx *c, char *buf, struct iovec *keys,
 	}
 }
 
-/* Prints the keys taken from the queue; false if stdout failed. */
+/*
+ * Prints the keys taken from the queue, on a priority queue (by_prio)
+ * each followed by a tab and its priority (a printed key has no tab: it
+ * is escaped); false if stdout failed.
+ */
 static bool print_keys(const struct ctx *c, const struct iovec *keys,
-		       size_t n)
+		       const int *prio, size_t n, bool by_prio)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (has(c, O_RAW)) {
 			fwrite(keys[i].iov_base, 1, keys[i].iov_len, stdout);
-		} else {
-			put_key(stdout, keys[i].iov_base, keys[i].iov_len);
-			putchar('\n');
+			continue;
 		}
+		put_key(stdout, keys[i].iov_base, keys[i].iov_len);
+		if (by_prio)
+			printf("\t%d", prio[i]);
+		putchar('\n');
 	}
 	return fflush(stdout) == 0 && !ferror(stdout);
 }
 
-/* The keys could not be handed to the user: put them back at the tail. */
+/*
+ * The keys could not be handed to the user: put them back at the tail
+ * (of their level, on a priority queue: each is added with its own).
+ */
 static void requeue(const struct ctx *c, const struct iovec *keys,
-		    unsigned int n)
+		    const int *prio, unsigned int n, bool by_prio)
 {
 	/* an add marks a key dirty: queued again at done */
-	if (n == 1) {
+	if (by_prio) {
+		for (unsigned int i = 0; i < n; i++) {
+			struct wq_add_opts o = { .flags = WQ_ADD_PRIORITY,
+						 .priority = prio[i] };
+
+			wq_add_opts(c->fd, keys[i].iov_base, keys[i].iov_len, &o);
+		}
+	} else if (n == 1) {
 		wq_add(c->fd, keys[0].iov_base, keys[0].iov_len);
-		wq_done(c->fd, keys[0].iov_base, keys[0].iov_len);
 	} else {
 		wq_add_batch(c->fd, keys, n, NULL);
-		wq_done_batch(c->fd, keys, n, NULL);
 	}
+	if (n == 1)
+		wq_done(c->fd, keys[0].iov_base, keys[0].iov_len);
+	else
+		wq_done_batch(c->fd, keys, n, NULL);
 }
 
 /* get --done: the keys printed are done. */
@@ -248,24 +296,29 @@ int cmd_get(struct ctx *c)
 {
 	static char buf[GET_BUF_SIZE];
 	static struct iovec keys[WQ_BATCH_MAX];
+	static int prio[WQ_BATCH_MAX];
 	uint64_t deadline = WQ_DEADLINE_NONE;
+	struct wq_stats st;
+	bool by_prio;
 	long got = 0;
 
+	/* a priority queue's keys are printed with their priority */
+	by_prio = wq_stat(c->fd, &st) == 0 && st.priority;
 	if (c->has_timeout)	/* one deadline for all of -n */
 		deadline = wq_deadline_after(c->timeout_ns);
 	signal(SIGPIPE, SIG_IGN);	/* see a closed stdout, requeue the keys */
 	while (got < c->count) {
 		unsigned int want = c->count - got < WQ_BATCH_MAX ?
 				    (unsigned int)(c->count - got) : WQ_BATCH_MAX;
-		ssize_t n = get_some(c, buf, keys, want, deadline);
+		ssize_t n = get_some(c, buf, keys, prio, want, deadline);
 		int rc;
 
 		if (n < 0)
 			return get_failed(c, n, got);
-		if (!print_keys(c, keys, (size_t)n)) {
+		if (!print_keys(c, keys, prio, (size_t)n, by_prio)) {
 			int saved = errno;
 
-			requeue(c, keys, (unsigned int)n);
+			requeue(c, keys, prio, (unsigned int)n, by_prio);
 			fprintf(stderr, "wqctl: get %s: write error: %s (%s put back)\n",
 				c->args[0], strerror(saved),
 				n == 1 ? "key" : "keys");

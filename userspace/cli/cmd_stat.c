@@ -119,6 +119,7 @@ int cmd_stat(struct ctx *c)
 	printf("shutting_down: %s\n", yes_no(st.shutting_down));
 	printf("draining: %s\n", yes_no(st.draining));
 	printf("unlinked: %s\n", yes_no(st.unlinked));
+	printf("priority: %s\n", yes_no(st.priority));
 	printf("adds: %llu\n", (unsigned long long)st.adds);
 	printf("retries: %llu\n", (unsigned long long)st.retries);
 	printf("evicted: %llu\n", (unsigned long long)st.evicted);

@@ -3,7 +3,9 @@
  * wqctl watch: a queue's counts, refreshed every second. On a terminal the
  * line of numbers is redrawn in place and q (or Ctrl-C) quits; otherwise
  * (a pipe, a file, a test) every refresh is a line of its own, as vmstat
- * prints, and -n COUNT ends it after that many lines. 80 columns.
+ * prints, and -n COUNT ends it after that many lines. 80 columns. A
+ * priority queue's row has one column more, PRIO: the highest priority
+ * holding keys (- when none).
  *
  * adds/s is the queue's adds counter (keys that became pending) over the
  * interval. The module counts no gets, so gets/s is derived: each add
@@ -68,10 +70,16 @@ static const char *state(const struct wq_stats *st)
 }
 
 #define HEADER	"TIME       QUEUED PROCESSING  WAITING    DIRTY    ADDS/S    GETS/S  STATE"
+/* A priority queue's: PRIO, the highest priority holding keys, before STATE. */
+#define HEADER_PRIO \
+	"TIME      QUEUED PROCESSING WAITING   DIRTY   ADDS/S   GETS/S  PRIO  STATE"
 
-/* One row: the counts of cur, the rates since prev (dt_ns > 0). */
+/*
+ * One row: the counts of cur, the rates since prev (dt_ns > 0); prio is
+ * the PRIO column of a priority queue, or NULL.
+ */
 static void print_row(const struct wq_stats *cur, const struct wq_stats *prev,
-		      uint64_t dt_ns)
+		      uint64_t dt_ns, const char *prio)
 {
 	char adds[16] = "-", gets[16] = "-", when[16];
 	time_t now = time(NULL);
@@ -89,9 +97,26 @@ static void print_row(const struct wq_stats *cur, const struct wq_stats *prev,
 	}
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	printf("%-8s %8u %10u %8u %8u %9s %9s  %s", when, cur->queued,
-	       cur->processing, cur->waiting, cur->dirty, adds, gets,
-	       state(cur));
+	if (prio)
+		printf("%-8s %7u %10u %7u %7u %8s %8s %5.5s  %s", when,
+		       cur->queued, cur->processing, cur->waiting, cur->dirty,
+		       adds, gets, prio, state(cur));
+	else
+		printf("%-8s %8u %10u %8u %8u %9s %9s  %s", when, cur->queued,
+		       cur->processing, cur->waiting, cur->dirty, adds, gets,
+		       state(cur));
+}
+
+/* The PRIO column: the highest priority holding keys, or "-". */
+static const char *top_level(int fd, char *buf, size_t cap)
+{
+	struct wq_metrics m;
+
+	if (wq_metrics(fd, &m) < 0)
+		snprintf(buf, cap, "?");
+	else
+		fmt_top_level(buf, cap, &m);
+	return buf;
 }
 
 /*
@@ -124,7 +149,15 @@ int cmd_watch(struct ctx *c)
 	uint64_t t_prev = 0, next;
 	long left = has(c, O_COUNT) ? c->count : -1;
 	struct termios saved;
+	char prio[16];
+	bool by_prio;
 	int rc = RC_OK;
+
+	rc = wq_stat(c->fd, &cur);
+	if (rc < 0)
+		return fail(c, NULL, rc);
+	rc = RC_OK;
+	by_prio = cur.priority;
 
 	catch_signals();
 	if (tty) {
@@ -132,7 +165,7 @@ int cmd_watch(struct ctx *c)
 		printf("wqctl watch %s (%s)\n", c->args[0],
 		       keys ? "q quits" : "Ctrl-C quits");
 	}
-	printf("%s\n", HEADER);
+	printf("%s\n", by_prio ? HEADER_PRIO : HEADER);
 	next = wq_now_ns();
 	for (;;) {
 		int err = wq_stat(c->fd, &cur);
@@ -144,7 +177,8 @@ int cmd_watch(struct ctx *c)
 		}
 		if (tty)
 			fputs("\r\033[K", stdout);
-		print_row(&cur, t_prev ? &prev : NULL, t_cur - t_prev);
+		print_row(&cur, t_prev ? &prev : NULL, t_cur - t_prev,
+			  by_prio ? top_level(c->fd, prio, sizeof(prio)) : NULL);
 		if (!tty)
 			putchar('\n');
 		if (fflush(stdout) != 0)

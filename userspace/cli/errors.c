@@ -60,7 +60,11 @@ static const char *err_text(const struct ctx *c, int err)
 	case -EACCES:
 		return "permission denied";
 	case -EINVAL:
+		if (is_cmd(c, "add") && has(c, O_PRIORITY))
+			return "invalid argument (--priority: a priority queue's)";
 		return "invalid argument";
+	case -EOPNOTSUPP:
+		return "the wq module is too old for this call";
 	case -ENOSPC:
 		return is_cmd(c, "create") ? "too many queues" : "no space left";
 	case -ETIMEDOUT:

@@ -37,16 +37,22 @@
 static const struct command commands[] = {
 	{
 		.name = "create", .run = cmd_create,
-		.opts = OPT(O_LIMITER) | OPT(O_MAX_ITEMS) | OPT(O_MODE),
+		.opts = OPT(O_LIMITER) | OPT(O_MAX_ITEMS) | OPT(O_MODE) |
+			OPT(O_PRIORITY_QUEUE) | OPT(O_STARVE),
 		.min_args = 1, .max_args = 1,
-		.usage = " NAME [--limiter SPEC] [--max-items N] [--mode OCTAL]",
+		.usage = " NAME [--limiter SPEC] [--max-items N] [--mode OCTAL]\n"
+			 "           [--priority [--starve DURATION]]",
 		.help =
 		"Create the queue NAME ([A-Za-z0-9._-], 1 to 63 characters).\n"
 		"  --limiter SPEC   rate limiter, e.g. exponential:5ms:1000s,bucket:10:100\n"
 		"                   (terms: exponential:BASE:MAX bucket:QPS:BURST\n"
 		"                   fastslow:FAST:SLOW:N maxwait:MAX default none)\n"
 		"  --max-items N    most distinct keys held at once (default: the module's)\n"
-		"  --mode OCTAL     permission bits, like chmod (default 0600)\n",
+		"  --mode OCTAL     permission bits, like chmod (default 0600)\n"
+		"  --priority       hand keys out by priority (add --priority N), higher\n"
+		"                   first, equal ones in the order they became ready\n"
+		"  --starve DURATION  with --priority: a key ready for longer goes\n"
+		"                   before every key that is not, whatever the priorities\n",
 	}, {
 		.name = "destroy", .run = cmd_destroy,
 		.min_args = 1, .max_args = 1, .usage = " NAME",
@@ -60,10 +66,10 @@ static const struct command commands[] = {
 	}, {
 		.name = "add", .run = cmd_add,
 		.opts = OPT(O_AFTER) | OPT(O_RATE_LIMITED) | OPT(O_WAIT) |
-			OPT(O_TIMEOUT) | OPT(O_ESCAPED),
+			OPT(O_TIMEOUT) | OPT(O_ESCAPED) | OPT(O_PRIORITY),
 		.min_args = 1, .max_args = -1, .open_queue = true,
 		.usage = " NAME [KEY...] [--after DURATION | --rate-limited |\n"
-			 "           --wait [--timeout DURATION]] [--escaped]",
+			 "           --wait [--timeout DURATION]] [--priority N] [--escaped]",
 		.help =
 		"Add each KEY (stops at the first failure). A key already queued keeps\n"
 		"its place; a key being processed is queued again at its done.\n"
@@ -79,6 +85,8 @@ static const struct command commands[] = {
 		"                    failing (wq_add_wait)\n"
 		"  -t, --timeout DURATION  with --wait: give up after DURATION, one\n"
 		"                    deadline for all the keys (default: never)\n"
+		"  --priority N      a priority queue's: the keys' priority (an integer,\n"
+		"                    higher first; a key it holds keeps the higher one)\n"
 		"  -e, --escaped     keys are C-escaped as get prints them (\\n, \\xNN, \\\\)\n",
 	}, {
 		.name = "get", .run = cmd_get,
@@ -89,7 +97,8 @@ static const struct command commands[] = {
 		"Take the key at the head of the queue and print it on a line of its own.\n"
 		"The key stays processing after wqctl exits, until 'wqctl done NAME KEY'.\n"
 		"A key with bytes other than printable ASCII is printed C-escaped\n"
-		"(give it back with 'wqctl done -e').\n"
+		"(give it back with 'wqctl done -e'). On a priority queue each key is\n"
+		"followed by a tab and its priority (cut -f1 gives the key).\n"
 		"  -t, --timeout DURATION  wait at most this long (default: forever;\n"
 		"                          0: never wait)\n"
 		"  --done                  consume: mark each key done once printed\n"
@@ -130,6 +139,16 @@ static const struct command commands[] = {
 	KEY_COMMAND("forget", cmd_forget, "KEY...", -1,
 		"Make the rate limiter forget the failures of each KEY.\n"
 		HELP_ESCAPED_KEYS),
+	KEY_COMMAND("state", cmd_state, "KEY", 2,
+		"Print what the queue holds of KEY as \"field: value\" lines: state\n"
+		"(queued, processing, dirty, waiting, comma-separated; none), priority,\n"
+		"ready_ns (when a waiting copy becomes ready, CLOCK_MONOTONIC ns; 0),\n"
+		"ready_in (how long until then; -) and requeues (the limiter's count).\n"
+		"  -e, --escaped     the key is C-escaped as get prints it\n"),
+	KEY_COMMAND("cancel", cmd_cancel, "KEY...", -1,
+		"Drop the waiting copy (add --after, --rate-limited) of each KEY; a key\n"
+		"also queued or processing stays so. Print how many were dropped.\n"
+		HELP_ESCAPED_KEYS),
 	KEY_COMMAND("requeues", cmd_requeues, "KEY", 2,
 		"Print the rate limiter's failure count of KEY.\n"
 		"  -e, --escaped     the key is C-escaped as get prints it\n"),
@@ -143,7 +162,8 @@ static const struct command commands[] = {
 		"Show the queue's counts every second: queued, processing, waiting,\n"
 		"dirty, adds/s and gets/s (gets/s is derived from the adds and the\n"
 		"change of queued + dirty, an estimate while keys are put back by a\n"
-		"closing handle or discarded). On a terminal the line is redrawn in\n"
+		"closing handle or discarded); on a priority queue PRIO, the highest\n"
+		"priority holding keys. On a terminal the line is redrawn in\n"
 		"place and q or Ctrl-C quits; otherwise each refresh prints a line.\n"
 		"  -n, --count COUNT   stop after COUNT refreshes\n",
 	},
@@ -155,7 +175,8 @@ static const struct command commands[] = {
 		"text format: client-go's workqueue_* metrics (depth, adds, retries,\n"
 		"queue and work duration histograms in seconds, unfinished work,\n"
 		"longest running) and wq_* ones (queued, processing, waiting, tracked,\n"
-		"refused, requeued on close, discarded), labelled name=\"NAME\".\n"
+		"refused, requeued on close, discarded), labelled name=\"NAME\"; a\n"
+		"priority queue's depth also by level, labelled priority=\"N\".\n"
 		"For node_exporter's textfile collector, write it to a temporary file\n"
 		"and rename it over NAME.prom.\n",
 	}, {
@@ -164,7 +185,8 @@ static const struct command commands[] = {
 		.help =
 		"A live view of every queue you may list, refreshed every second:\n"
 		"depth, adds/s, gets/s, keys in flight, the oldest in flight, and the\n"
-		"queue latency's p50 and p99 (estimated from the histogram). On a\n"
+		"queue latency's p50 and p99 (estimated from the histogram), and with\n"
+		"priority queues PRIO, the highest priority holding keys. On a\n"
 		"terminal: q quits; d a g i o l n sort by depth, adds/s, gets/s, in\n"
 		"flight, oldest, latency p99, name. Otherwise each refresh prints plain\n"
 		"lines.\n"

@@ -31,13 +31,21 @@ static const struct option_def options[NR_OPTS] = {
 	[O_ESCAPED]	 = { "escaped",	     'e', false },
 	[O_WAIT]	 = { "wait",	     0,   false },
 	[O_DISCARD]	 = { "discard",	     0,   false },
+	[O_PRIORITY_QUEUE] = { "priority",   0,   false },
+	[O_STARVE]	 = { "starve",	     0,   true  },
+	[O_PRIORITY]	 = { "priority",     0,   true  },
 	[O_HELP]	 = { "help",	     'h', false },
 };
 
-static const struct option_def *find_option(const char *arg)
+/* The option arg names among those of mask (two may share a name). */
+static const struct option_def *find_option_in(const char *arg,
+					       unsigned int mask)
 {
 	for (int i = 0; i < NR_OPTS; i++) {
 		const struct option_def *od = &options[i];
+
+		if (!(mask & OPT(i)))
+			continue;
 
 		if (arg[1] == '-') {
 			size_t len = strcspn(arg + 2, "=");
@@ -50,6 +58,16 @@ static const struct option_def *find_option(const char *arg)
 		}
 	}
 	return NULL;
+}
+
+/* The option of the command first: create's --priority is not add's. */
+static const struct option_def *find_option(const struct ctx *c,
+					    const char *arg)
+{
+	const struct option_def *od;
+
+	od = find_option_in(arg, c->cmd->opts | OPT(O_HELP));
+	return od ? od : find_option_in(arg, ~0U);
 }
 
 /* The value attached to the option itself: --name=VALUE, -nVALUE. */
@@ -67,7 +85,7 @@ static const char *attached_value(const char *arg)
 static int parse_option(struct ctx *c, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i];
-	const struct option_def *od = find_option(arg);
+	const struct option_def *od = find_option(c, arg);
 	const char *val = attached_value(arg);
 	int id = od ? (int)(od - options) : 0;
 
@@ -211,6 +229,30 @@ static int parse_attr_values(struct ctx *c)
 					   c->optarg[O_MODE]);
 		c->attr.mode = (mode_t)v;
 	}
+	if (has(c, O_STARVE) && !has(c, O_PRIORITY_QUEUE))
+		return usage_error(c->cmd, "--starve is for --priority");
+	c->attr.priority = has(c, O_PRIORITY_QUEUE);
+	if (has(c, O_STARVE) &&
+	    wq_parse_duration(c->optarg[O_STARVE], &c->attr.starve_ns) < 0)
+		return usage_error(c->cmd, "bad duration '%s' for --starve (e.g. 250ms, 5s, 1.5s, 2m)",
+				   c->optarg[O_STARVE]);
+	return 0;
+}
+
+/* add --priority N: any int32_t, in decimal. */
+static int parse_priority(struct ctx *c)
+{
+	const char *s = c->optarg[O_PRIORITY];
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!((*s >= '0' && *s <= '9') || *s == '-') || *end || errno ||
+	    v < INT32_MIN || v > INT32_MAX)
+		return usage_error(c->cmd, "bad --priority '%s' (an integer, %d to %d)",
+				   s, INT32_MIN, INT32_MAX);
+	c->priority = (int32_t)v;
 	return 0;
 }
 
@@ -246,6 +288,8 @@ int parse_values(struct ctx *c)
 
 	if (!rc)
 		rc = parse_get_values(c);
+	if (!rc && has(c, O_PRIORITY))
+		rc = parse_priority(c);
 	if (rc)
 		return rc;
 	if (has(c, O_AFTER) + has(c, O_RATE_LIMITED) + has(c, O_WAIT) > 1)

@@ -24,9 +24,14 @@ enum {
 	RC_SHUTDOWN	= 4,	/* get: shutting down and empty */
 };
 
+/*
+ * O_PRIORITY_QUEUE (create) and O_PRIORITY (add) are both --priority: a
+ * command accepts one of them, the first without a value, the second with.
+ */
 enum opt_id {
 	O_LIMITER, O_MAX_ITEMS, O_MODE, O_AFTER, O_RATE_LIMITED, O_TIMEOUT,
-	O_DONE, O_COUNT, O_RAW, O_ESCAPED, O_WAIT, O_DISCARD, O_HELP, NR_OPTS
+	O_DONE, O_COUNT, O_RAW, O_ESCAPED, O_WAIT, O_DISCARD, O_PRIORITY_QUEUE,
+	O_STARVE, O_PRIORITY, O_HELP, NR_OPTS
 };
 
 #define OPT(o)	(1U << (o))
@@ -60,7 +65,8 @@ struct ctx {
 	int nkeys;
 	int fd;				/* queue handle, or -1 */
 	/* option values, parsed */
-	struct wq_attr attr;
+	struct wq_attr attr;		/* create: also priority, starve_ns */
+	int32_t priority;		/* add --priority */
 	uint64_t after_ns;
 	bool has_timeout;
 	uint64_t timeout_ns;
@@ -100,6 +106,23 @@ long read_key_lines(const struct ctx *c,
 void put_key(FILE *f, const char *k, size_t len);
 long unescape(const char *in, char *out);
 
+/*
+ * cmd_metrics.c: every queue's metrics (shared with top, cmd_top.c), and a
+ * priority level as a label value: "N", or "<=N" for the last entry when
+ * it sums the levels beyond WQ_LEVELS_MAX - 1.
+ */
+struct qm {
+	char name[WQ_NAME_MAX];
+	struct wq_metrics m;
+	bool ok;
+	bool priority;		/* a priority queue (from the list) */
+};
+int list_queues(struct qm **out, size_t *n);
+int queue_metrics(const char *name, struct wq_metrics *m);
+void fmt_level(char *buf, size_t cap, const struct wq_metrics *m, uint32_t i);
+/* The highest level holding keys, as fmt_level(), or "-". */
+void fmt_top_level(char *buf, size_t cap, const struct wq_metrics *m);
+
 /* errors.c: what goes to stderr */
 int fail(const struct ctx *c, const struct key *k, int err);
 /* "wqctl: add Q: line N (KEY): what (-EWHAT)"; k may be NULL */
@@ -119,6 +142,8 @@ int cmd_add(struct ctx *c);		/* cmd_keys.c */
 int cmd_get(struct ctx *c);
 int cmd_done(struct ctx *c);
 int cmd_forget(struct ctx *c);
+int cmd_state(struct ctx *c);		/* cmd_state.c */
+int cmd_cancel(struct ctx *c);
 int cmd_list(struct ctx *c);		/* cmd_stat.c */
 int cmd_len(struct ctx *c);
 int cmd_requeues(struct ctx *c);

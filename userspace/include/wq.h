@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>	/* struct iovec, for the batches */
+#include <linux/const.h>	/* _BITUL: the flags below as <linux/wq.h> has them */
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,11 @@ extern "C" {
 #define WQ_DEV_PATH	"/dev/wq"	/* there when the module is loaded */
 #define WQ_BATCH_MAX	1024	/* most keys in one batch call */
 
+/*
+ * The flags and results below are the ioctl ABI's (<linux/wq.h>), spelled
+ * as it spells them, so that a program may include both headers.
+ */
+
 /* ---- Queues ---------------------------------------------------------- */
 
 struct wq_attr {
@@ -38,8 +44,24 @@ struct wq_attr {
 	uint32_t max_items;	/* most distinct keys held at once (queued,
 				 * processing or waiting); 0: module default */
 	mode_t mode;		/* permission bits, like mq_open(); 0: 0600 */
+	int priority;		/* 1: keys handed out by priority (below);
+				 * 0: client-go's FIFO (libwq 1.3) */
+	uint64_t starve_ns;	/* with priority: a ready key that has waited
+				 * longer goes first, whatever its priority;
+				 * 0: never (libwq 1.3) */
 };
 
+/*
+ * wq_create: a new named queue; attr NULL means all defaults. With
+ * attr->priority 1 the queue hands keys out by priority, as
+ * controller-runtime's priority queue does: higher first, equal ones in
+ * the order they became ready (added, raised, their delay fired, queued
+ * again at done); an add keeps the higher of two priorities, and a raise
+ * moves the key to the tail of its new level (see wq_add_opts). Returns
+ * the fd, or -EEXIST, -EINVAL (a bad name, spec, mode, priority other
+ * than 0 or 1, starve_ns without priority, or priority on a module
+ * without priority queues), -EACCES, -ENOSPC, -EDQUOT, -ENOMEM.
+ */
 int wq_create(const char *name, const struct wq_attr *attr);
 /*
  * wq_create_private: a new queue with no name, as memfd_create() makes a
@@ -132,12 +154,24 @@ int wq_add_wait(int fd, const void *key, size_t len, int timeout_ms);
 /*
  * wq_add_opts: one add of any kind that says what it did. flags:
  * WQ_ADD_AFTER (wait delay_ns first; an AddAfter also of 0),
- * WQ_ADD_RATE_LIMITED (the queue's limiter says how long; not with
- * WQ_ADD_AFTER), WQ_ADD_WAIT (wait for room as wq_add_wait, timeout_ms as
- * there). Fields a flag does not use must be 0; priority must be 0. o NULL
- * is a plain add. Returns what the add did, >= 0:
+ * WQ_ADD_RATE_LIMITED (the queue's limiter says how long; with
+ * WQ_ADD_AFTER, on a priority queue only, the shorter of the two),
+ * WQ_ADD_WAIT (wait for room as wq_add_wait, timeout_ms as there),
+ * WQ_ADD_PRIORITY (a priority queue only, else -EINVAL: the key's
+ * priority, any int32_t, higher first; a new key added without it has 0).
+ * Fields a flag does not use must be 0. o NULL is a plain add.
+ *
+ * On a priority queue an add of a key the queue holds keeps the higher
+ * priority, never lowers it (a raise moves the key to the tail of its new
+ * level); a key added while processing is queued again at done with the
+ * highest priority the adds made meanwhile gave (0 for an add without
+ * WQ_ADD_PRIORITY; not the one it was handed out with); an add without a
+ * delay of a waiting key queues it at once and drops the waiting copy; a
+ * delayed add of a queued key only raises its priority (WQ_ADDED_COALESCED).
+ *
+ * Returns what the add did, >= 0:
  *   WQ_ADDED_QUEUED     newly queued
- *   WQ_ADDED_COALESCED  queued already: it kept its place
+ *   WQ_ADDED_COALESCED  queued already: it kept its place (or was raised)
  *   WQ_ADDED_DIRTY      being processed: queued again at its done
  *   WQ_ADDED_WAITING    waits for its delay
  *   WQ_ADDED_KEPT       waits already, for an earlier time: unchanged
@@ -145,15 +179,72 @@ int wq_add_wait(int fd, const void *key, size_t len, int timeout_ms);
  * rate-limited add whose delay is 0 reports as an add), or the errors of
  * the calls above. A module without add outcomes reports 0 for all.
  */
+#define WQ_ADD_RATE_LIMITED	_BITUL(0)	/* delay from the limiter */
+#define WQ_ADD_WAIT		_BITUL(1)	/* wait for room, not -EAGAIN */
+#define WQ_ADD_AFTER		_BITUL(2)	/* an AddAfter, also of 0 ns */
+#define WQ_ADD_PRIORITY		_BITUL(3)	/* @priority is given */
+
+#define WQ_ADDED_QUEUED		0	/* newly queued */
+#define WQ_ADDED_COALESCED	1	/* already queued: kept its place */
+#define WQ_ADDED_DIRTY		2	/* processing: queued again at done */
+#define WQ_ADDED_WAITING	3	/* waits for its delay */
+#define WQ_ADDED_KEPT		4	/* waits already, not later: unchanged */
+
 struct wq_add_opts {
-	uint32_t flags;		/* WQ_ADD_AFTER, WQ_ADD_RATE_LIMITED, WQ_ADD_WAIT */
-	int32_t priority;	/* 0 */
+	uint32_t flags;		/* WQ_ADD_AFTER, WQ_ADD_RATE_LIMITED,
+				 * WQ_ADD_WAIT, WQ_ADD_PRIORITY */
+	int32_t priority;	/* with WQ_ADD_PRIORITY; else 0 */
 	uint64_t delay_ns;	/* with WQ_ADD_AFTER */
 	int timeout_ms;		/* with WQ_ADD_WAIT */
 };
 
 int wq_add_opts(int fd, const void *key, size_t len,
 		const struct wq_add_opts *o);
+
+/*
+ * wq_get_priority: wq_get, and *priority (if not NULL) receives the key's
+ * priority: the one it is handed out with (0 on a plain queue, and from a
+ * module without priority queues).
+ */
+ssize_t wq_get_priority(int fd, void *buf, size_t cap, int timeout_ms,
+			int *priority);
+
+/*
+ * wq_key_state: what the queue holds of a key, in one look (stale as soon
+ * as it returns). st->flags: WQ_KEY_QUEUED, WQ_KEY_PROCESSING, WQ_KEY_DIRTY
+ * (processing, queued again at done), WQ_KEY_WAITING (for a delay; also
+ * with another of them); 0 for a key the queue does not hold (whose
+ * failures it may still count: requeues). priority: a queued or waiting
+ * key's, a processing key's as it was handed out (0 on a plain queue);
+ * ready_ns: with WQ_KEY_WAITING, the CLOCK_MONOTONIC time it becomes
+ * ready, else 0; requeues: the limiter's failure count (wq_num_requeues).
+ * Any handle may ask. Returns 0, or -EINVAL (empty or oversize key),
+ * -EFAULT (st NULL), -EBADF, -ENOMEM, -EOPNOTSUPP (a module older than
+ * the call).
+ */
+#define WQ_KEY_QUEUED		_BITUL(0)	/* queued */
+#define WQ_KEY_PROCESSING	_BITUL(1)	/* handed out, not done */
+#define WQ_KEY_DIRTY		_BITUL(2)	/* processing, queued again at done */
+#define WQ_KEY_WAITING		_BITUL(3)	/* waits for its delay */
+
+struct wq_key_state {
+	uint32_t flags;		/* WQ_KEY_*; 0: not held */
+	int32_t priority;
+	uint64_t ready_ns;	/* WQ_KEY_WAITING: CLOCK_MONOTONIC time it becomes ready */
+	uint32_t requeues;	/* the limiter's failure count */
+};
+
+int wq_key_state(int fd, const void *key, size_t len, struct wq_key_state *st);
+
+/*
+ * wq_cancel_after: drops the key's waiting copy (a wq_add_after or
+ * wq_add_rate_limited not yet due). A key also queued or processing stays
+ * so; one held only by its delay stops being held (its failures are
+ * kept). Needs write access. Returns 1 if a waiting copy was dropped, 0
+ * if the key was not waiting, or -EINVAL, -EBADF, -ENOMEM, -EOPNOTSUPP
+ * (a module older than the call).
+ */
+int wq_cancel_after(int fd, const void *key, size_t len);
 
 /*
  * Batches: one system call for up to WQ_BATCH_MAX keys. A call-level error
@@ -170,6 +261,16 @@ int wq_add_opts(int fd, const void *key, size_t len,
 int wq_add_batch(int fd, const struct iovec *keys, unsigned int n, int *errs);
 
 /*
+ * wq_add_batch_opts: wq_add_batch that says what each add did: results,
+ * if not NULL, receives each key's WQ_ADDED_* (>= 0, as wq_add_opts
+ * returns) or -errno. o may be NULL; o->flags may hold WQ_ADD_PRIORITY
+ * only (every key gets o->priority; a priority queue only), the other
+ * fields must be 0 (-EINVAL). Returns how many keys succeeded.
+ */
+int wq_add_batch_opts(int fd, const struct iovec *keys, unsigned int n,
+		      const struct wq_add_opts *o, int *results);
+
+/*
  * wq_get_batch: takes up to n queued keys in FIFO order, each processing
  * as by wq_get. Waits (timeout_ms as for wq_get) only until the first key
  * is available, then takes whatever is queued, up to n and as many as fit
@@ -180,6 +281,15 @@ int wq_add_batch(int fd, const struct iovec *keys, unsigned int n, int *errs);
  */
 ssize_t wq_get_batch(int fd, void *buf, size_t cap, struct iovec *keys,
 		     unsigned int n, int timeout_ms);
+
+/*
+ * wq_get_batch_priority: wq_get_batch, and priorities (if not NULL)
+ * receives each taken key's priority, priorities[i] that of keys[i] (0 on
+ * a plain queue). A priority queue hands the keys out in its order.
+ */
+ssize_t wq_get_batch_priority(int fd, void *buf, size_t cap,
+			      struct iovec *keys, unsigned int n,
+			      int timeout_ms, int *priorities);
 
 /*
  * wq_done_batch: wq_done for each of keys[0..n); errs as for wq_add_batch
@@ -293,6 +403,8 @@ struct wq_stats {
 	uint64_t id;		/* the queue's identity: never reused while the
 				   module is loaded (a name is); 0 from a
 				   module too old to say */
+	int priority;		/* 1: hands keys out by priority (wq_attr;
+				   libwq 1.3) */
 };
 
 /* ---- Metrics (wq_metrics(3)) ----------------------------------------- */
@@ -304,6 +416,13 @@ struct wq_histogram {
 	uint32_t nbuckets;         /* entries used in le_ns and bucket */
 	uint64_t le_ns[WQ_HIST_MAX];   /* upper bounds, ascending; the last is UINT64_MAX (+Inf) */
 	uint64_t bucket[WQ_HIST_MAX];  /* cumulative: observations <= le_ns[i] */
+};
+#define WQ_LEVELS_MAX 16
+struct wq_level {
+	int32_t priority;             /* the level (the highest of the summed ones) */
+	uint32_t reserved;            /* 0 */
+	uint64_t depth;               /* keys queued at it, and processing keys dirty
+	                                 to be queued at it (as depth) */
 };
 struct wq_metrics {
 	/* client-go's workqueue metrics, same meanings */
@@ -321,6 +440,12 @@ struct wq_metrics {
 	uint64_t refused_total;       /* adds refused for capacity (-EAGAIN) */
 	uint64_t requeued_on_close_total; /* keys put back because their handle closed */
 	uint64_t discarded_total;     /* keys dropped by wq_shutdown_discard or shutdown */
+	/* a priority queue's depth by priority (libwq 1.3) */
+	uint32_t nr_levels;           /* entries of levels used: the levels holding keys,
+	                                 highest first; 0 on a plain queue */
+	uint32_t levels_summed;       /* levels beyond the first WQ_LEVELS_MAX - 1, whose
+	                                 depths the last entry sums; 0 if none */
+	struct wq_level levels[WQ_LEVELS_MAX];
 };
 /*
  * The metrics of the queue behind fd, in one snapshot (the gauges exact at
