@@ -47,6 +47,10 @@ FIGURES = [
      "go_cycle_ns", "go_standin_cycle_ns", None, None, "ns"),
     ("10b", "Go package 1P+1C, time per key / in-process Go stand-in",
      "go_p1c1_ns", "go_standin_p1c1_ns", None, None, "ns"),
+    ("11a", "priority queue cycle, 1,000,000 / 1,000 keys over 1,000 levels",
+     "prio_big_cycle_ns", "prio_small_cycle_ns", "<=", 1.3, "ns"),
+    ("11b", "cycle with 1,000,000 keys: priority queue / plain queue",
+     "prio_big_cycle_ns", "plain_big_cycle_ns", "<=", 1.3, "ns"),
 ]
 
 

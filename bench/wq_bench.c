@@ -38,40 +38,10 @@
 #include "wq.h"
 #include "uapi/linux/wq.h"
 
-#define KEY_LEN 8
-#define BATCH 64
+#define BENCH_NAME "wq_bench"
+#include "bench_util.h"
 
-static long scale = 1;
-static int reps = 5;
 static int qseq;
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static long count(long n)
-{
-	n /= scale;
-	return n < 4 ? 4 : n;
-}
-
-static void die(const char *what, long err)
-{
-	fprintf(stderr, "wq_bench: %s: %s\n", what, strerror((int)(err < 0 ? -err : err)));
-	exit(1);
-}
-
-static void key_of(char *key, char tag, unsigned long i)
-{
-	char tmp[16];
-
-	snprintf(tmp, sizeof(tmp), "%c%07lu", tag, i % 10000000);
-	memcpy(key, tmp, KEY_LEN);
-}
 
 /* A fresh named queue (destroyed at once: the handle keeps it). */
 static int new_queue(uint32_t max_items, char *name)

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the userspace benchmarks share (wq_bench.c, prio_bench.c): the
+ * clock, counts scaled down for smoke runs (-s), the repetitions (-r),
+ * dying on an error, and the 8-byte keys.
+ */
+#ifndef WQ_BENCH_UTIL_H
+#define WQ_BENCH_UTIL_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define KEY_LEN 8
+#define BATCH 64
+
+static long scale = 1;		/* counts divided by this (-s) */
+static int reps = 5;		/* repetitions of each measurement (-r) */
+
+static inline long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* @n scaled down, at least 4. */
+static inline long count(long n)
+{
+	n /= scale;
+	return n < 4 ? 4 : n;
+}
+
+/* BENCH_NAME, defined before this header is included: the program's */
+static inline void die(const char *what, long err)
+{
+	fprintf(stderr, "%s: %s: %s\n", BENCH_NAME, what,
+		strerror((int)(err < 0 ? -err : err)));
+	exit(1);
+}
+
+/* Key @i of the series @tag: KEY_LEN bytes, no NUL. */
+static inline void key_of(char *key, char tag, unsigned long i)
+{
+	char tmp[16];
+
+	snprintf(tmp, sizeof(tmp), "%c%07lu", tag, i % 10000000);
+	memcpy(key, tmp, KEY_LEN);
+}
+
+#endif /* WQ_BENCH_UTIL_H */
