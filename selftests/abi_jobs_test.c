@@ -36,8 +36,14 @@ FIXTURE_TEARDOWN(abij)
 TEST(layouts)
 {
 	EXPECT_EQ(16U, sizeof(struct wq_iov));
-	EXPECT_EQ(48U, sizeof(struct wq_batch));
+	EXPECT_EQ(56U, sizeof(struct wq_batch));	/* second: priority */
+	EXPECT_EQ(48U, offsetof(struct wq_batch, priority));
 	EXPECT_EQ(40U, sizeof(struct wq_add));	/* third version: outcome */
+	EXPECT_EQ(36U, offsetof(struct wq_add, priority));
+	EXPECT_EQ(20U, offsetof(struct wq_get, priority));
+	EXPECT_EQ(40U, sizeof(struct wq_key_info));
+	EXPECT_EQ(280U, offsetof(struct wq_create, starve_ns));
+	EXPECT_EQ(288U, sizeof(struct wq_create));
 	EXPECT_EQ(1024, WQ_BATCH_MAX);
 }
 
@@ -48,8 +54,11 @@ TEST_F(abij, module_info)
 	memset(&mi, 0xa5, sizeof(mi));
 	ASSERT_EQ(0, xioctl(self->dev, WQ_IOC_MODULE_INFO, &mi));
 	EXPECT_EQ((uint32_t)WQ_BATCH_MAX, mi.batch_max);
-	EXPECT_EQ((uint32_t)(WQ_FEATURE_ADD_OUTCOME | WQ_FEATURE_KEY_STATE),
+	EXPECT_EQ((uint32_t)(WQ_FEATURE_ADD_OUTCOME | WQ_FEATURE_KEY_STATE |
+			     WQ_FEATURE_PRIORITY | WQ_FEATURE_KEY_CALLS),
 		  mi.features);
+	EXPECT_EQ((uint32_t)(WQ_CREATE_PRIVATE | WQ_CREATE_PRIORITY),
+		  mi.create_flags);
 	EXPECT_TRUE(mi.add_flags & WQ_ADD_WAIT);
 	EXPECT_TRUE(mi.shutdown_flags & WQ_SHUTDOWN_DISCARD);
 }
@@ -131,7 +140,9 @@ TEST_F(abij, batch_flags_and_fields)
 	for (bit = 0; bit < 32; bit++) {
 		BATCH_ONE(b, iov, res);
 		b.flags = 1U << bit;
-		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b)) TH_LOG("ADD bit %u", bit);
+		/* ADD's flags: WQ_ADD_OUTCOME; WQ_ADD_PRIORITY (not here: a plain queue) */
+		if (!(b.flags & WQ_ADD_OUTCOME))
+			EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b)) TH_LOG("ADD bit %u", bit);
 		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_DONE_BATCH, &b)) TH_LOG("DONE bit %u", bit);
 		if (b.flags & (WQ_GET_NONBLOCK | WQ_GET_DETACH))
 			continue;
@@ -153,15 +164,24 @@ TEST_F(abij, batch_flags_and_fields)
 	BATCH_ONE(b, iov, res);
 	b.deadline_ns = WQ_DEADLINE_NONE;
 	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_DONE_BATCH, &b));
-	/* GET takes no results */
+	/* GET and DONE take no priority; nobody a reserved field */
 	memset(&b, 0, sizeof(b));
 	b.flags = WQ_GET_NONBLOCK;
 	b.count = 2;
 	b.keys = (uintptr_t)out;
 	b.buf = (uintptr_t)buf;
 	b.buf_cap = sizeof(buf);
-	b.results = (uintptr_t)&res;
+	b.priority = 1;
 	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	b.priority = 0;
+	b.reserved = 1;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	BATCH_ONE(b, iov, res);
+	b.reserved = 1;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b));
+	BATCH_ONE(b, iov, res);
+	b.priority = 2;			/* without WQ_ADD_PRIORITY */
+	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b));
 	ASSERT_UNCHANGED(s, self->fd);
 }
 

@@ -489,7 +489,9 @@ TEST_F(metrics, ioctl_sizes)
 	r.size = sizeof(mi);
 	r.metrics = 8;			/* unmapped */
 	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_METRICS, &r));
-	EXPECT_EQ(WQ_METRICS_INFO_SIZE_VER0, sizeof(mi));
+	EXPECT_EQ(WQ_METRICS_INFO_SIZE_VER0,
+		  offsetof(struct wq_metrics_info, nr_levels));
+	EXPECT_EQ(1432U, sizeof(mi));	/* second version: levels */
 	{
 		/* WQ_ADD_AFTER is an AddAfter: not with WQ_ADD_RATE_LIMITED */
 		struct wq_add a = { .flags = WQ_ADD_AFTER | WQ_ADD_RATE_LIMITED,

@@ -71,7 +71,7 @@ TEST_F(priv, has_no_name)
 	c.flags = WQ_CREATE_PRIVATE;
 	strcpy(c.name, "priv.named");
 	EXPECT_EQ(EINVAL, ioctl(fd, WQ_IOC_CREATE, &c) ? errno : 0);
-	c.flags = WQ_CREATE_PRIVATE << 1;
+	c.flags = 1U << 31;
 	EXPECT_EQ(EINVAL, ioctl(fd, WQ_IOC_CREATE, &c) ? errno : 0);
 	EXPECT_EQ(-ENOENT, wq_open("priv.named"));	/* nothing made */
 	close(fd);

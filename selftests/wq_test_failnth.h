@@ -8,7 +8,8 @@
  * knobs): wq_test_failslab.h.
  *
  * Each iteration: fresh setup with faults off, arm, the scenario's calls
- * (only recorded while armed: no check, no output, no malloc), disarm,
+ * (only recorded while armed: no check, no output, no malloc; or armed
+ * call by call, fnth_step_*(), to look at the queue between them), disarm,
  * then the checks: every call succeeded or failed with a documented error
  * (at most one failed: one fault per iteration), the queue holds exactly
  * what the successful calls put there (counts, FIFO order, no key lost or
@@ -100,6 +101,7 @@ FIXTURE(fnth)
 {
 	struct wqt_failslab fs;		/* fail-nth and failslab's knobs */
 	int nth;			/* this iteration's N */
+	int left;			/* fnth_step_*(): allocations to go */
 	bool fired;			/* the fault fired in it */
 	int faults;			/* iterations in which it fired */
 	int64_t t0;
@@ -270,6 +272,47 @@ static inline void fnth_disarm(struct __test_metadata *_metadata,
 	self->fired = atoi(buf) == 0;
 }
 
+/*
+ * Arming call by call (fnth_step_start() once, then fnth_step_arm() and
+ * fnth_step_disarm() around each call): the fault still at the nth
+ * allocation of the whole iteration, counted on from where the last call
+ * left it, and the queue can be looked at between calls, disarmed.
+ */
+static inline void fnth_step_start(FIXTURE_DATA(fnth) *self)
+{
+	self->left = self->nth;
+	self->fired = false;
+}
+
+static inline void fnth_step_arm(struct __test_metadata *_metadata,
+				 FIXTURE_DATA(fnth) *self)
+{
+	char buf[16];
+	int n;
+
+	if (self->left <= 0)
+		return;
+	n = snprintf(buf, sizeof(buf), "%d", self->left);
+	ASSERT_EQ(n, pwrite(self->fs.nth_fd, buf, n, 0));
+}
+
+/* Disarms; the allocations left (0, and self->fired: it fired now). */
+static inline void fnth_step_disarm(struct __test_metadata *_metadata,
+				    FIXTURE_DATA(fnth) *self)
+{
+	char buf[16] = { 0 };
+	ssize_t n;
+
+	if (self->left <= 0)
+		return;
+	n = pread(self->fs.nth_fd, buf, sizeof(buf) - 1, 0);
+	ASSERT_EQ(1, pwrite(self->fs.nth_fd, "0", 1, 0));
+	ASSERT_LT(0, n);
+	self->left = atoi(buf);
+	if (!self->left)
+		self->fired = true;
+}
+
 /* Records the result of a call made while armed, and passes it on. */
 static inline long rec(FIXTURE_DATA(fnth) *self, long ret)
 {
@@ -393,6 +436,47 @@ static inline void drain_set(struct __test_metadata *_metadata,
 			TH_LOG("nth %d: key %d handed out %d times",
 			       self->nth, i, times);
 	}
+}
+
+/*
+ * A get without waiting (raw: the priority too): the key's index, or
+ * -errno; *prio its priority (0 on a plain queue).
+ */
+static inline int fnth_get_prio(int fd, int32_t *prio)
+{
+	char buf[KEY_CAP];
+	struct wq_get g = { .flags = WQ_GET_NONBLOCK, .buf = (uintptr_t)buf,
+			    .buf_cap = sizeof(buf) };
+	int err = xioctl(fd, WQ_IOC_GET, &g);
+
+	if (err)
+		return -err;
+	*prio = g.priority;
+	return key_index(buf, g.key_len);
+}
+
+/*
+ * As drain_order(), one key at a time, each also at its priority prio[i];
+ * then nothing is queued.
+ */
+static inline void drain_prio_order(struct __test_metadata *_metadata,
+				    FIXTURE_DATA(fnth) *self, int fd,
+				    const int *want, const int32_t *prio, int n)
+{
+	int32_t p;
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		p = -12345;
+		k = fnth_get_prio(fd, &p);
+		EXPECT_EQ(want[i], k)
+			TH_LOG("nth %d: get %d", self->nth, i);
+		EXPECT_EQ(prio[i], p)
+			TH_LOG("nth %d: get %d (key %d)", self->nth, i, k);
+		if (k >= 0)
+			EXPECT_EQ(0, DONE_I(fd, k));
+	}
+	EXPECT_EQ(-EAGAIN, fnth_get_prio(fd, &p));
 }
 
 #endif /* WQ_TEST_FAILNTH_H */

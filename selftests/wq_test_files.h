@@ -80,26 +80,33 @@ static inline int wqt_param_set(const char *name, unsigned long v)
 }
 
 /*
- * The objects in use in wq's record cache (after a shrink, which also
- * empties KASAN's quarantine of it), or -1 where /proc/slabinfo cannot
- * say.
+ * The objects in use in the slab cache named cache (after a shrink, which
+ * also empties KASAN's quarantine of it), or -1 where /proc/slabinfo
+ * cannot say.
  */
-static inline long wqt_wq_items(void)
+static inline long wqt_slab_active(const char *cache)
 {
-	char line[256], name[64];
+	char line[256], name[64], path[128];
 	long active = -1, v;
 	FILE *f;
 
-	wqt_write_file("/sys/kernel/slab/wq_item/shrink", "1\n");
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", cache);
+	wqt_write_file(path, "1\n");
 	f = fopen("/proc/slabinfo", "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%63s %ld", name, &v) == 2 &&
-		    !strcmp(name, "wq_item"))
+		    !strcmp(name, cache))
 			active = v;
 	fclose(f);
 	return active;
+}
+
+/* The objects in use in wq's record cache, or -1 (wqt_slab_active()). */
+static inline long wqt_wq_items(void)
+{
+	return wqt_slab_active("wq_item");
 }
 
 #endif /* WQ_TEST_FILES_H */

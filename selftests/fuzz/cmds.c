@@ -39,6 +39,8 @@ const struct cmdinfo cmds[] = {
 	  EAGAIN, ETIMEDOUT, EINTR, ESHUTDOWN, EMSGSIZE, ENOMEM),
 	C(WQ_IOC_DONE_BATCH, struct wq_batch, deadline_ns, ENOMEM),
 	C(WQ_IOC_METRICS, struct wq_metrics_req, metrics, ENOMEM),
+	C(WQ_IOC_KEY_STATE, struct wq_key_info, reserved, ENOMEM),
+	C(WQ_IOC_CANCEL_AFTER, struct wq_key, value, ENOMEM),
 #undef C
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -51,6 +53,95 @@ const int add_key_errs[] = {
 	EINVAL, EFAULT, ENOMEM, ESHUTDOWN, EAGAIN, EDQUOT, 0
 };
 const int done_key_errs[] = { EINVAL, EFAULT, ENOENT, 0 };
+
+/*
+ * The priorities an add may give key "k<n>" of the pool, by its group of
+ * four: k0..k7 none but 0, k8..k11 and k12..k15 two sets that share only
+ * 0. Every add of a pool key, live or hostile, gives one of its set (0 is
+ * also an add without WQ_ADD_PRIORITY, and what a plain queue reports), so
+ * a pool key handed out or looked at with any other priority, on any
+ * queue and whatever the other workers do, is the kernel's bug.
+ */
+static const int32_t prios_none[] = { 0 };
+static const int32_t prios_a[] = { 0, 1, 2, -5, 1000, INT32_MAX };
+static const int32_t prios_b[] = { 0, 3, -1, -1000000, INT32_MIN,
+				   INT32_MAX - 1 };
+
+static const int32_t *key_prios(uint32_t n, uint32_t *count)
+{
+	if (n < 8) {
+		*count = 1;
+		return prios_none;
+	}
+	*count = 6;
+	return n < 12 ? prios_a : prios_b;
+}
+
+/* One of the priorities key "k<n>" may be given. */
+int32_t prio_of(uint32_t n)
+{
+	uint32_t count;
+	const int32_t *set = key_prios(n, &count);
+
+	return set[rn(count)];
+}
+
+/* The n of a key "k<n>" of the pool (as live calls write it), or -1. */
+int pool_index(const void *key, uint64_t len)
+{
+	const char *k = key;
+	uint32_t n = 0;
+	uint64_t i;
+
+	if (len < 2 || len > 3 || k[0] != 'k' || (len == 3 && k[1] == '0'))
+		return -1;
+	for (i = 1; i < len; i++) {
+		if (k[i] < '0' || k[i] > '9')
+			return -1;
+		n = n * 10 + (uint32_t)(k[i] - '0');
+	}
+	return n < NKEYS ? (int)n : -1;
+}
+
+/* A key handed out or looked at with prio: one that its adds give it. */
+void check_key_prio(const char *what, const void *key, uint64_t len,
+		    int32_t prio)
+{
+	int n = pool_index(key, len);
+	uint32_t count, i;
+	const int32_t *set;
+
+	if (n < 0)
+		return;
+	set = key_prios((uint32_t)n, &count);
+	for (i = 0; i < count; i++)
+		if (set[i] == prio)
+			return;
+	fail("%s: key k%d with priority %d, which no add gives it", what, n,
+	     prio);
+}
+
+/*
+ * What KEY_STATE wrote (ks) for the struct sent (in): the input fields
+ * as they were, the state's bits and the other outputs agreeing with them
+ * (one look under the queue's lock), a pool key's priority one of its set.
+ */
+void check_key_info(const struct wq_key_info *ks, const struct wq_key_info *in)
+{
+	uint32_t held = WQ_KEY_QUEUED | WQ_KEY_PROCESSING | WQ_KEY_WAITING;
+
+	if (ks->flags != in->flags || ks->key_len != in->key_len ||
+	    ks->key != in->key || ks->reserved ||
+	    (ks->state & ~0x1fU) ||
+	    ((ks->state & WQ_KEY_DIRTY) && !(ks->state & WQ_KEY_PROCESSING)) ||
+	    ((ks->state & WQ_KEY_QUEUED) && (ks->state & WQ_KEY_PROCESSING)) ||
+	    !(ks->state & WQ_KEY_WAITING) != !ks->ready_ns ||
+	    !(ks->state & WQ_KEY_TRACKED) != !ks->requeues ||
+	    (!(ks->state & held) && ks->priority))
+		fail("KEY_STATE: state %#x priority %d ready_ns %llu requeues %u reserved %u",
+		     ks->state, ks->priority, (unsigned long long)ks->ready_ns,
+		     ks->requeues, ks->reserved);
+}
 
 /* An errno's name (EINVAL), for messages. */
 const char *ename(int e)
@@ -295,10 +386,50 @@ void check_metrics(const struct wq_metrics_info *m)
 }
 
 /*
+ * GET_BATCH's three outputs (the keys' places, the keys, their
+ * priorities) and the struct share no byte, and are all in the arena:
+ * what they say can be read back.
+ */
+static int get_batch_readable(const struct wq_batch *b, uint64_t arg,
+			      uint32_t size)
+{
+	uint64_t klen = (uint64_t)b->count * sizeof(struct wq_iov);
+	uint64_t rlen = (uint64_t)b->count * 4;
+
+	return b->count <= WQ_BATCH_MAX && b->buf_cap <= 16 * PAGE &&
+	       in_arena(b->keys, klen) && in_arena(b->results, rlen) &&
+	       in_arena(b->buf, b->buf_cap) &&
+	       apart(b->keys, klen, b->results, rlen) &&
+	       apart(b->keys, klen, b->buf, b->buf_cap) &&
+	       apart(b->results, rlen, b->buf, b->buf_cap) &&
+	       apart(arg, size, b->keys, klen) &&
+	       apart(arg, size, b->results, rlen) &&
+	       apart(arg, size, b->buf, b->buf_cap);
+}
+
+/* The keys GET_BATCH took (r) and their priorities: ones adds give them. */
+static void check_get_batch_prios(const struct wq_batch *b, long r)
+{
+	const struct wq_iov *iov = (const void *)(uintptr_t)b->keys;
+	const int32_t *prio = (const int32_t *)(uintptr_t)b->results;
+	long i;
+
+	for (i = 0; i < r && i < (long)b->count; i++)
+		if (in_arena(iov[i].base, iov[i].len) &&
+		    apart(iov[i].base, iov[i].len, b->results,
+			  (uint64_t)b->count * 4))
+			check_key_prio("GET_BATCH",
+				       (const void *)(uintptr_t)iov[i].base,
+				       iov[i].len, prio[i]);
+}
+
+/*
  * A batch call that returned r (well formed, struct b as sent, at arg):
  * r within the count, and each key's result documented and agreeing with
- * r, where the results array is readable and clear of the struct and the
- * keys.
+ * r (with WQ_ADD_OUTCOME an added key's is what its add did: an add as
+ * WQ_IOC_ADD without flags queues, coalesces or marks dirty), where the
+ * results array is readable and clear of the struct and the keys; GET's
+ * results are the keys' priorities.
  */
 void check_batch_results(unsigned int cmd, const struct wq_batch *b, long r,
 			 uint64_t arg, uint32_t size)
@@ -306,17 +437,24 @@ void check_batch_results(unsigned int cmd, const struct wq_batch *b, long r,
 	const char *name = cmd_of(cmd)->name;
 	const int32_t *res = (const int32_t *)(uintptr_t)b->results;
 	uint64_t rlen = (uint64_t)b->count * 4;
+	int32_t most = cmd == WQ_IOC_ADD_BATCH && (b->flags & WQ_ADD_OUTCOME) ?
+		       WQ_ADDED_DIRTY : 0;
 	uint32_t i, ok = 0;
 
 	if ((uint64_t)r > b->count)
 		fail("%s returned %ld > count %u", name, r, b->count);
-	if (cmd == WQ_IOC_GET_BATCH || !b->results || b->count > WQ_BATCH_MAX ||
+	if (cmd == WQ_IOC_GET_BATCH) {
+		if (r > 0 && get_batch_readable(b, arg, size))
+			check_get_batch_prios(b, r);
+		return;
+	}
+	if (!b->results || b->count > WQ_BATCH_MAX ||
 	    !in_arena(b->results, rlen) || !apart(b->results, rlen, arg, size) ||
 	    !apart(b->results, rlen, b->keys,
 		   (uint64_t)b->count * sizeof(struct wq_iov)))
 		return;
 	for (i = 0; i < b->count; i++) {
-		if (res[i] == 0)
+		if (res[i] >= 0 && res[i] <= most)
 			ok++;
 		else if (res[i] > 0 ||
 			 !in_list(cmd == WQ_IOC_ADD_BATCH ? add_key_errs :
@@ -324,5 +462,5 @@ void check_batch_results(unsigned int cmd, const struct wq_batch *b, long r,
 			fail("%s result[%u] = %d", name, i, res[i]);
 	}
 	if (ok != (uint64_t)r)
-		fail("%s returned %ld, %u results 0", name, r, ok);
+		fail("%s returned %ld, %u results of success", name, r, ok);
 }

@@ -22,9 +22,13 @@
  *   unmapped, kernel-looking, a PROT_NONE page, buffers ending at a guard
  *   page or straddling it), random deadlines (0, past, now+small, NONE,
  *   beyond KTIME_MAX), on any fd;
+ * - own calls (own.c, one live call in sixteen): each thread's own
+ *   private queues, one by priority and one plain, that nothing else
+ *   reaches, checked call by call against a model of the queue;
  * and other operations (ops.c): poll, close/dup/reopen, forks killed
  * mid-way, SIGALRM interrupting blocking calls, a child holding keys on
- * its own handle SIGKILLed. Every blocking call runs under a periodic
+ * its own handle SIGKILLed. fuzz.2 and fuzz.3 hand out by priority (fuzz.3
+ * with starvation bounded), as do some slots' private queues. Every blocking call runs under a periodic
  * per-thread timer (SIGALRM to that thread), so none outlives a few
  * milliseconds; a watchdog in the parent fails the run if a worker makes
  * no progress for 120 s.
@@ -33,8 +37,12 @@
  * uapi/linux/wq.h documents for its command (the table cmds[]; a number
  * that is no command, and any number on a file that is not /dev/wq, gets
  * only -ENOTTY); GET's length is 1..WQ_KEY_MAX and the key_len it
- * reports; batch counts and per-key results are sane; STAT and METRICS
- * gauges are consistent. At the end everything is closed and fuzz.*
+ * reports; batch counts and per-key results are sane (with WQ_ADD_OUTCOME
+ * what each add did); STAT and METRICS gauges are consistent; KEY_STATE's
+ * answer agrees with itself, CANCEL_AFTER returns 0 or 1; every pool key
+ * is handed out (GET, GET_BATCH) and reported (KEY_STATE) with one of the
+ * priorities its adds give it (cmds.c: every add of key n, live or
+ * hostile, takes a priority of n's set), whatever the other workers do. At the end everything is closed and fuzz.*
  * destroyed, and a line a command counts its results by errno; a run of
  * 20,000 calls or more fails if no more than half of the calls of a queue
  * command (one on a bound handle, 500 calls or more) reached the queue:
@@ -78,11 +86,12 @@
 #define IOC_SIZE_MAX	((1U << _IOC_SIZEBITS) - 1)
 #define KTIME_MAX_NS	((uint64_t)INT64_MAX)
 
-#define CMDS_MAX	16
+#define CMDS_MAX	20
 #define ERRNO_MAX	134	/* errnos counted; the last: any other */
 #define FD_NULL		0	/* /dev/null (vm-run's stdin) */
 #define FD_NOT_OPEN	1000
 #define THREADS_MAX	8
+#define OWN_FD		800	/* own.c's fds: OWN_FD + 2 * thread index + 0, 1 */
 #define ACC_READ	1	/* slot_access: GET, DONE */
 #define ACC_WRITE	2	/* ADD, FORGET, SHUTDOWN */
 /*
@@ -102,6 +111,8 @@ struct shared {
 	/* the same, of the live calls only */
 	volatile uint64_t live[CMDS_MAX + 1][ERRNO_MAX];
 	volatile uint64_t no_slot;	/* live calls that found no slot */
+	volatile uint64_t own_calls;	/* calls checked by own.c's models */
+	volatile uint64_t cancelled;	/* CANCEL_AFTERs that dropped a delay */
 };
 
 extern struct shared *sh;
@@ -110,6 +121,7 @@ extern int nthreads;			/* threads a worker */
 extern int verbose;
 extern int fds[NFDS];			/* shared by the worker's threads */
 extern int slot_access[NFDS];		/* ACC_* a slot is bound with, or 0 */
+extern int slot_prio[NFDS];		/* its queue hands out by priority */
 extern unsigned long nfail;		/* atomic */
 extern __thread int tidx;		/* thread index in the worker */
 extern __thread uint64_t rng;
@@ -170,12 +182,23 @@ void check_info(const struct wq_queue_info *i);
 void check_metrics(const struct wq_metrics_info *m);
 void check_batch_results(unsigned int cmd, const struct wq_batch *b, long r,
 			 uint64_t arg, uint32_t size);
+int32_t prio_of(uint32_t n);
+int pool_index(const void *key, uint64_t len);
+void check_key_prio(const char *what, const void *key, uint64_t len,
+		    int32_t prio);
+void check_key_info(const struct wq_key_info *ks, const struct wq_key_info *in);
 
 /* hostile.c, live.c: one ioctl of each kind */
 void one_ioctl(void);
 void one_live(void);
 
+/* own.c: each thread's own queues, checked against a model */
+void own_setup(void);
+void own_forget(void);
+void one_own(void);
+
 /* ops.c: the other operations */
+void pool_create_args(struct wq_create *c, uint32_t n);
 int open_wq(void);
 void bind_slot(int i, const char *name, int create);
 void run_ops(uint64_t n);

@@ -21,7 +21,8 @@ static int pick_fd(void)
 
 static void build_create(struct wq_create *c)
 {
-	c->flags = chance(75) ? 0 : flags_val(WQ_CREATE_PRIVATE);
+	c->flags = chance(65) ? 0 : flags_val(WQ_CREATE_PRIVATE |
+					      WQ_CREATE_PRIORITY);
 	c->max_items = chance(70) ? rn(64) : (uint32_t)rnd();
 	c->mode = chance(60) ? 0 : chance(50) ? 0666 : (uint32_t)rnd();
 	c->max_tracked = chance(70) ? rn(64) : (uint32_t)rnd();
@@ -30,6 +31,11 @@ static void build_create(struct wq_create *c)
 	if ((c->flags & WQ_CREATE_PRIVATE) && chance(70))
 		memset(c->name, 0, sizeof(c->name));
 	limiter_val(&c->limiter);
+	/* a priority queue's starvation bound, else 0 (or -EINVAL) */
+	if (c->flags & WQ_CREATE_PRIORITY)
+		c->starve_ns = chance(50) ? 0 : chance(80) ? rn(5000000) : rnd();
+	else
+		c->starve_ns = chance(90) ? 0 : rnd();
 }
 
 static void build_name(struct wq_name *nm, unsigned int cmd)
@@ -56,13 +62,15 @@ static void build_list(struct wq_list *l)
 
 static void build_add(struct wq_add *a)
 {
-	a->flags = flags_val(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER);
+	a->flags = flags_val(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER |
+			     WQ_ADD_PRIORITY);
 	a->key_len = key_len_val();
 	a->key = key_ptr(a->key_len);
 	a->delay_ns = chance(60) ? 0 : chance(80) ? rn(3000000) : rnd();
 	a->deadline_ns = (a->flags & WQ_ADD_WAIT) || chance(10) ? deadline() : 0;
 	a->outcome = reserved_val();	/* out only: must be 0 */
-	a->reserved = reserved_val();
+	a->priority = (a->flags & WQ_ADD_PRIORITY) && chance(90) ?
+		      (int32_t)rnd() : (int32_t)reserved_val();
 }
 
 static void build_get(struct wq_get *g)
@@ -71,7 +79,7 @@ static void build_get(struct wq_get *g)
 	g->key_len = reserved_val();
 	g->buf_cap = chance(70) ? WQ_KEY_MAX : key_len_val();
 	g->buf = place(g->buf_cap > 8192 ? 8192 : g->buf_cap, 10);
-	g->reserved = reserved_val();
+	g->priority = (int32_t)reserved_val();	/* out only */
 	g->deadline_ns = deadline();
 }
 
@@ -83,6 +91,19 @@ static void build_key(struct wq_key *k)
 	k->value = reserved_val();
 }
 
+/* KEY_STATE: the out fields must be 0 on input */
+static void build_key_info(struct wq_key_info *ks)
+{
+	ks->flags = chance(90) ? 0 : flags_val(0);
+	ks->key_len = key_len_val();
+	ks->key = key_ptr(ks->key_len);
+	ks->state = reserved_val();
+	ks->priority = (int32_t)reserved_val();
+	ks->ready_ns = reserved_val();
+	ks->requeues = reserved_val();
+	ks->reserved = reserved_val();
+}
+
 static void build_shutdown(struct wq_shutdown *d)
 {
 	d->flags = flags_val(WQ_SHUTDOWN_DRAIN | WQ_SHUTDOWN_DISCARD);
@@ -91,12 +112,44 @@ static void build_shutdown(struct wq_shutdown *d)
 			 deadline() : 0;
 }
 
-/* ADD_BATCH and DONE_BATCH: up to n keys of the pool in the arena */
+/*
+ * ADD_BATCH with WQ_ADD_PRIORITY: its priority, and the keys it may go
+ * with (cmds.c's sets, which the live checks rely on): pool keys of one
+ * group and a priority of its set, or any priority with keys "w<n>",
+ * which are no pool keys. Without the flag any non-zero priority is only
+ * refused.
+ */
+static void batch_prio(struct wq_batch *b, char *prefix, uint32_t *lo,
+		       uint32_t *span)
+{
+	*prefix = 'k';
+	*lo = 0;
+	*span = NKEYS;
+	if (!(b->flags & WQ_ADD_PRIORITY)) {
+		b->priority = (int32_t)reserved_val();
+	} else if (chance(70)) {
+		*lo = chance(50) ? 8 : 12;
+		*span = 4;
+		b->priority = prio_of(*lo);
+	} else {
+		*prefix = 'w';
+		b->priority = (int32_t)rnd();
+	}
+}
+
+/*
+ * ADD_BATCH and DONE_BATCH: up to n keys "<prefix><lo + 0..span-1>" in
+ * the arena (DONE_BATCH: of the whole pool).
+ */
 static void build_batch_keys(struct wq_batch *b, uint32_t n)
 {
+	uint32_t lo = 0, span = NKEYS;
+	char prefix = 'k';
 	struct wq_iov *iov = (void *)(uintptr_t)b->keys;
 	uint32_t room, i;
 
+	if (b->flags & WQ_ADD_PRIORITY)	/* only ADD_BATCH's are built so */
+		batch_prio(b, &prefix, &lo, &span);
 	if (b->keys < (uint64_t)(uintptr_t)arena ||
 	    b->keys >= (uint64_t)(uintptr_t)arena_end)
 		return;
@@ -107,9 +160,13 @@ static void build_batch_keys(struct wq_batch *b, uint32_t n)
 		uint32_t kl = chance(90) ? 2 + rn(3) : key_len_val();
 		char *kp = (char *)arena + (ARENA_PAGES - 1) * PAGE / 2 + i * 8;
 
+		int len = snprintf(kp, 8, "%c%u", prefix, lo + rn(span));
+
+		/* a pool key given a priority is never cut to another one */
+		if ((b->flags & WQ_ADD_PRIORITY) && kl >= 2 && kl < (uint32_t)len)
+			kl = (uint32_t)len;
 		iov[i].len = chance(97) ? kl : rnd();
 		iov[i].base = chance(95) ? (uint64_t)(uintptr_t)kp : bad_ptr();
-		snprintf(kp, 8, "k%u", rn(NKEYS));
 	}
 }
 
@@ -119,16 +176,26 @@ static void build_batch(struct wq_batch *b, unsigned int cmd)
 					   WQ_BATCH_MAX + 1, 0xffffffff };
 	uint32_t n;
 
-	b->flags = cmd == WQ_IOC_GET_BATCH ?
-		   flags_val(WQ_GET_NONBLOCK | WQ_GET_DETACH) :
-		   (chance(85) ? 0 : flags_val(0));
+	if (cmd == WQ_IOC_GET_BATCH)
+		b->flags = flags_val(WQ_GET_NONBLOCK | WQ_GET_DETACH);
+	else if (cmd == WQ_IOC_ADD_BATCH)
+		b->flags = chance(40) ? 0 :
+			   flags_val(WQ_ADD_PRIORITY | WQ_ADD_OUTCOME);
+	else
+		b->flags = chance(85) ? 0 : flags_val(0);
+	/* only ADD_BATCH may carry a priority (batch_prio() gives it one) */
+	if (cmd != WQ_IOC_ADD_BATCH && (b->flags & WQ_ADD_PRIORITY))
+		b->flags &= ~WQ_ADD_PRIORITY;
+	b->priority = chance(90) ? 0 : (int32_t)reserved_val();
+	b->reserved = reserved_val();
 	b->count = chance(60) ? 1 + rn(8) : counts[rn(sizeof(counts) / sizeof(counts[0]))];
 	n = b->count > WQ_BATCH_MAX + 1 ? 16 : b->count;
 	b->keys = place(n * sizeof(struct wq_iov), 8);
 	if (cmd != WQ_IOC_GET_BATCH)
 		build_batch_keys(b, n);
 	if (cmd == WQ_IOC_GET_BATCH) {
-		b->results = chance(90) ? 0 : rnd();
+		/* the taken keys' priorities */
+		b->results = chance(50) ? 0 : chance(90) ? place(n * 4, 10) : rnd();
 		b->buf_cap = chance(70) ? 1 + rn(4096) : rnd();
 		b->buf = place(b->buf_cap > 8192 ? 8192 : b->buf_cap, 10);
 		b->deadline_ns = deadline();
@@ -154,6 +221,17 @@ static void build_metrics(struct wq_metrics_req *m)
 	m->metrics = place(m->size > 8192 ? 8192 : m->size, 10);
 }
 
+/* An add that gives its keys a priority (WQ_ADD_PRIORITY)? */
+static int adds_priority(unsigned int cmd, const unsigned char *s)
+{
+	uint32_t flags;
+
+	if (cmd != WQ_IOC_ADD && cmd != WQ_IOC_ADD_BATCH)
+		return 0;
+	memcpy(&flags, s, sizeof(flags));	/* the first field of both */
+	return !!(flags & WQ_ADD_PRIORITY);
+}
+
 /*
  * The struct for cmd index ci, built in s (valid-ish, then mangled);
  * *clean says whether it was left well formed, *hint whether the call
@@ -175,7 +253,9 @@ static void build(unsigned int ci, unsigned char *s, uint32_t *clean,
 	case WQ_IOC_GET: build_get((void *)s); break;
 	case WQ_IOC_DONE:
 	case WQ_IOC_FORGET:
-	case WQ_IOC_NUM_REQUEUES: build_key((void *)s); break;
+	case WQ_IOC_NUM_REQUEUES:
+	case WQ_IOC_CANCEL_AFTER: build_key((void *)s); break;
+	case WQ_IOC_KEY_STATE: build_key_info((void *)s); break;
 	case WQ_IOC_SHUTDOWN: build_shutdown((void *)s); break;
 	case WQ_IOC_ADD_BATCH:
 	case WQ_IOC_GET_BATCH:
@@ -184,11 +264,21 @@ static void build(unsigned int ci, unsigned char *s, uint32_t *clean,
 	default: break;	/* MODULE_INFO, STAT: read-only */
 	}
 	*clean = 1;
-	/* random bytes over a random field, now and then */
+	/*
+	 * Random bytes over a random field, now and then; not where an add
+	 * then gives a priority (a pointer changed could reach a pool key,
+	 * and cmds.c's sets must hold).
+	 */
 	if (chance(5)) {
+		unsigned char x = (unsigned char)(1 + rn(255));
+
 		i = rn(cmds[ci].size);
-		s[i] ^= (unsigned char)(1 + rn(255));
+		s[i] ^= x;
 		*clean = 0;
+		if (adds_priority(cmd, s)) {
+			s[i] ^= x;
+			*clean = 1;
+		}
 	}
 }
 
@@ -218,8 +308,15 @@ static unsigned int pick_cmd(unsigned int ci, unsigned char *s, uint32_t *size,
 	*random = chance(4);
 	if (*random) {
 		unsigned int nr = chance(70) ? rn(0x40) : rn(256);
+		unsigned int cmd = _IOC(rn(4), chance(90) ? WQ_IOC_MAGIC :
+					rn(256), nr, *size);
+		const struct cmdinfo *c = cmd_of(cmd);
 
-		return _IOC(rn(4), chance(90) ? WQ_IOC_MAGIC : rn(256), nr, *size);
+		/* no other struct read as an add (see build()) */
+		if (!c || (c->cmd != WQ_IOC_ADD && c->cmd != WQ_IOC_ADD_BATCH) ||
+		    c == &cmds[ci])
+			return cmd;
+		*random = 0;
 	}
 	return (cmds[ci].cmd & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
 	       (*size << _IOC_SIZESHIFT);
@@ -235,6 +332,9 @@ static void check_get(int fd, const struct wq_get *g, long r, int clean,
 	    (clean && g->key_len > g->buf_cap))
 		fail("GET returned %ld key_len %u buf_cap %u", r,
 		     g->key_len, g->buf_cap);
+	else if (clean)
+		check_key_prio("GET", (const void *)(uintptr_t)g->buf,
+			       (uint64_t)r, g->priority);
 	if (clean && chance(70)) {	/* done it at once */
 		struct wq_key k = { .key_len = (uint32_t)r, .key = g->buf };
 
@@ -262,6 +362,18 @@ static void check_list(const struct wq_list *l, uint64_t arg, uint32_t size)
 	}
 }
 
+/* KEY_STATE's answer (ks), for the struct sent (in) at arg */
+static void check_key_state(const struct wq_key_info *ks,
+			    const struct wq_key_info *in, uint64_t arg,
+			    uint32_t size)
+{
+	check_key_info(ks, in);
+	if (in_arena(in->key, in->key_len) &&
+	    apart(in->key, in->key_len, arg, size))
+		check_key_prio("KEY_STATE", (const void *)(uintptr_t)in->key,
+			       in->key_len, ks->priority);
+}
+
 static void check_metrics_req(const struct wq_metrics_req *m, uint64_t arg,
 			      uint32_t size)
 {
@@ -273,6 +385,39 @@ static void check_metrics_req(const struct wq_metrics_req *m, uint64_t arg,
 		return;
 	memcpy(&mi, (void *)(uintptr_t)m->metrics, sizeof(mi));
 	check_metrics(&mi);
+}
+
+/*
+ * The calls on one key (DONE, FORGET, KEY_STATE, CANCEL_AFTER) that
+ * returned r: sent the struct at bin, s what came back.
+ */
+static void check_key_result(unsigned int ci, const struct wq_batch *bin,
+			     const unsigned char *s, long r, int clean,
+			     uint64_t arg, uint32_t size)
+{
+	struct wq_key_info in, out;
+	struct wq_key k;
+
+	memcpy(&k, bin, sizeof(k));	/* as sent */
+	switch (cmds[ci].cmd) {
+	case WQ_IOC_KEY_STATE:
+		memcpy(&in, bin, sizeof(in));
+		memcpy(&out, s, sizeof(out));
+		if (r != 0)
+			fail("KEY_STATE returned %ld", r);
+		else if (clean)
+			check_key_state(&out, &in, arg, size);
+		break;
+	case WQ_IOC_CANCEL_AFTER:	/* a waiting copy dropped, or none */
+		if (r != 0 && r != 1)
+			fail("CANCEL_AFTER returned %ld", r);
+		break;
+	default:	/* with WQ_KEY_RESULT_STATE: the key's state, WQ_KEY_* */
+		if (r != 0 && !(k.flags == WQ_KEY_RESULT_STATE && r > 0 &&
+				r <= 0x1f))
+			fail("%s returned %ld", cmds[ci].name, r);
+		break;
+	}
 }
 
 /*
@@ -316,20 +461,15 @@ static void check_result(int fd, unsigned int ci, unsigned char *s, long r,
 			check_list((const void *)s, arg, size);
 		break;
 	case WQ_IOC_DONE:
-	case WQ_IOC_FORGET: {
-		struct wq_key k;
-
-		memcpy(&k, &bin, sizeof(k));	/* as sent */
-		/* with WQ_KEY_RESULT_STATE: the key's state, WQ_KEY_* */
-		if (r != 0 && !(k.flags == WQ_KEY_RESULT_STATE && r > 0 &&
-				r <= 0x1f))
-			fail("%s returned %ld", cmds[ci].name, r);
+	case WQ_IOC_FORGET:
+	case WQ_IOC_KEY_STATE:
+	case WQ_IOC_CANCEL_AFTER:
+		check_key_result(ci, &bin, s, r, clean, arg, size);
 		break;
-	}
 	case WQ_IOC_ADD:
 		if (r != 0)
 			fail("ADD returned %ld", r);
-		else if (clean && size >= offsetof(struct wq_add, reserved) &&
+		else if (clean && size >= offsetof(struct wq_add, priority) &&
 			 ((const struct wq_add *)s)->outcome > WQ_ADDED_KEPT)
 			fail("ADD outcome %u", ((const struct wq_add *)s)->outcome);
 		break;

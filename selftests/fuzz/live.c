@@ -30,6 +30,7 @@ struct held {
 
 static __thread struct held held[HELD_MAX];
 static __thread int nheld;
+static __thread int last_after = -1;	/* the pool key last AddAfter'd long */
 
 static void *at(size_t off)
 {
@@ -57,9 +58,14 @@ static int live_slot(int acc)
 }
 
 /* Key "k<n>" of the pool at p; its length. */
+static uint32_t pool_key_n(char *p, uint32_t n)
+{
+	return (uint32_t)snprintf(p, 8, "k%u", n);
+}
+
 static uint32_t pool_key(char *p)
 {
-	return (uint32_t)snprintf(p, 8, "k%u", rn(NKEYS));
+	return pool_key_n(p, rn(NKEYS));
 }
 
 static void live_refresh(int slot);
@@ -118,25 +124,43 @@ static struct held take_held(void)
 	return h;
 }
 
+/*
+ * An add of a pool key: plain, AddAfter (some long enough for a cancel to
+ * find), AddRateLimited (on a priority queue also capped by a delay),
+ * waiting for room; on a priority queue mostly with a priority of the
+ * key's set (cmds.c).
+ */
 static void live_add(void)
 {
 	struct wq_add *a = at(AT_STRUCT);
 	int slot = live_slot(ACC_WRITE);
-	uint32_t how = rn(100);
+	uint32_t how = rn(100), n = rn(NKEYS);
 
 	if (slot < 0)
 		return;
 	memset(a, 0, sizeof(*a));
-	a->key_len = pool_key(at(AT_KEYS));
+	a->key_len = pool_key_n(at(AT_KEYS), n);
 	a->key = uat(AT_KEYS);
 	if (how < 10) {
 		a->flags = WQ_ADD_AFTER;
 		a->delay_ns = chance(30) ? 0 : rn(2000000);
-	} else if (how < 20) {
+	} else if (how < 15) {
+		a->flags = WQ_ADD_AFTER;
+		a->delay_ns = 5000000 + rn(50000000);
+		last_after = (int)n;
+	} else if (how < 25) {
 		a->flags = WQ_ADD_RATE_LIMITED;
-	} else if (how < 30) {
+		if (slot_prio[slot] && chance(50)) {	/* the shorter delay */
+			a->flags |= WQ_ADD_AFTER;
+			a->delay_ns = rn(3000000);
+		}
+	} else if (how < 35) {
 		a->flags = WQ_ADD_WAIT;
 		a->deadline_ns = short_deadline();
+	}
+	if (slot_prio[slot] && chance(70)) {
+		a->flags |= WQ_ADD_PRIORITY;
+		a->priority = prio_of(n);
 	}
 	if (live_call(slot, WQ_IOC_ADD, uat(AT_STRUCT), a->flags & WQ_ADD_WAIT) == 0 &&
 	    a->outcome > WQ_ADDED_KEPT)
@@ -160,10 +184,12 @@ static void live_get(void)
 	r = live_call(slot, WQ_IOC_GET, uat(AT_STRUCT), 1);
 	if (r <= 0)
 		return;
-	if (r > WQ_KEY_MAX || (uint32_t)r != g->key_len)
+	if (r > WQ_KEY_MAX || (uint32_t)r != g->key_len) {
 		fail("live GET returned %ld, key_len %u", r, g->key_len);
-	else
-		remember(at(AT_BUF), (uint32_t)r, slot);
+		return;
+	}
+	check_key_prio("live GET", at(AT_BUF), (uint64_t)r, g->priority);
+	remember(at(AT_BUF), (uint32_t)r, slot);
 }
 
 /* A done of a key held (its own slot mostly), or of any pool key. */
@@ -191,8 +217,11 @@ static void live_done(void)
 		live_call(slot, WQ_IOC_DONE, uat(AT_STRUCT), 0);
 }
 
-/* keys[0..n) in the arena: held ones (taken off the list) or pool ones */
-static void batch_keys(uint32_t n, int from_held)
+/*
+ * keys[0..n) in the arena: held ones (taken off the list) or pool ones
+ * "k<lo + 0..span-1>"
+ */
+static void batch_keys(uint32_t n, int from_held, uint32_t lo, uint32_t span)
 {
 	struct wq_iov *iov = at(AT_IOV);
 	uint32_t i;
@@ -207,18 +236,22 @@ static void batch_keys(uint32_t n, int from_held)
 			memcpy(p, h.key, h.len);
 			iov[i].len = h.len;
 		} else {
-			iov[i].len = pool_key(p);
+			iov[i].len = pool_key_n(p, lo + rn(span));
 		}
 	}
 }
 
-/* ADD_BATCH (get 0) or DONE_BATCH of up to LIVE_BATCH keys */
+/*
+ * ADD_BATCH or DONE_BATCH of up to LIVE_BATCH keys; an ADD_BATCH mostly
+ * saying what each add did, and on a priority queue often with a
+ * priority (and then keys of one group of the pool, cmds.c's sets).
+ */
 static void live_batch_in(unsigned int cmd)
 {
 	struct wq_batch *b = at(AT_STRUCT);
 	int slot = live_slot(cmd == WQ_IOC_ADD_BATCH ? ACC_WRITE :
 						       ACC_READ);
-	uint32_t n = 1 + rn(LIVE_BATCH);
+	uint32_t n = 1 + rn(LIVE_BATCH), lo = 0, span = NKEYS;
 	long r;
 
 	if (slot < 0)
@@ -226,7 +259,15 @@ static void live_batch_in(unsigned int cmd)
 	memset(b, 0, sizeof(*b));
 	if (cmd == WQ_IOC_DONE_BATCH && nheld && (uint32_t)nheld < n)
 		n = (uint32_t)nheld;
-	batch_keys(n, cmd == WQ_IOC_DONE_BATCH && chance(85));
+	if (cmd == WQ_IOC_ADD_BATCH && chance(70))
+		b->flags |= WQ_ADD_OUTCOME;
+	if (cmd == WQ_IOC_ADD_BATCH && slot_prio[slot] && chance(60)) {
+		b->flags |= WQ_ADD_PRIORITY;
+		lo = chance(50) ? 8 : 12;
+		span = 4;
+		b->priority = prio_of(lo);
+	}
+	batch_keys(n, cmd == WQ_IOC_DONE_BATCH && chance(85), lo, span);
 	b->count = n;
 	b->keys = uat(AT_IOV);
 	b->results = uat(AT_RESULTS);
@@ -249,6 +290,7 @@ static void live_get_batch(void)
 		   (chance(10) ? WQ_GET_DETACH : 0);
 	b->count = 1 + rn(LIVE_BATCH);
 	b->keys = uat(AT_IOV);
+	b->results = chance(60) ? uat(AT_RESULTS) : 0;	/* priorities */
 	b->buf = uat(AT_BUF);
 	b->buf_cap = BUF_CAP;
 	b->deadline_ns = short_deadline();
@@ -263,9 +305,57 @@ static void live_get_batch(void)
 			     (unsigned long long)iov[i].len);
 			break;
 		}
+		if (b->results)
+			check_key_prio("live GET_BATCH",
+				       (const void *)(uintptr_t)iov[i].base,
+				       iov[i].len,
+				       ((const int32_t *)at(AT_RESULTS))[i]);
 		remember((const char *)(uintptr_t)iov[i].base,
 			 (uint32_t)iov[i].len, slot);
 	}
+}
+
+/* KEY_STATE of a pool key (any handle), checked (cmds.c) */
+static void live_key_state(void)
+{
+	struct wq_key_info *ks = at(AT_STRUCT), in;
+	int slot = live_slot(0);
+
+	if (slot < 0)
+		return;
+	memset(ks, 0, sizeof(*ks));
+	ks->key_len = pool_key(at(AT_KEYS));
+	ks->key = uat(AT_KEYS);
+	in = *ks;
+	if (live_call(slot, WQ_IOC_KEY_STATE, uat(AT_STRUCT), 0) < 0)
+		return;
+	check_key_info(ks, &in);
+	check_key_prio("live KEY_STATE", at(AT_KEYS), ks->key_len,
+		       ks->priority);
+}
+
+/*
+ * CANCEL_AFTER of a pool key (write access), often the one this thread
+ * last added with a long delay: 1 or 0
+ */
+static void live_cancel(void)
+{
+	struct wq_key *k = at(AT_STRUCT);
+	int slot = live_slot(ACC_WRITE);
+	long r;
+
+	if (slot < 0)
+		return;
+	memset(k, 0, sizeof(*k));
+	k->key_len = last_after >= 0 && chance(60) ?
+		     pool_key_n(at(AT_KEYS), (uint32_t)last_after) :
+		     pool_key(at(AT_KEYS));
+	k->key = uat(AT_KEYS);
+	r = live_call(slot, WQ_IOC_CANCEL_AFTER, uat(AT_STRUCT), 0);
+	if (r > 1)
+		fail("live CANCEL_AFTER returned %ld", r);
+	else if (r == 1)
+		__atomic_add_fetch(&sh->cancelled, 1, __ATOMIC_RELAXED);
 }
 
 /* STAT (0), METRICS (1), NUM_REQUEUES (2) or FORGET (3) */
@@ -352,22 +442,28 @@ void one_live(void)
 	uint32_t op = rn(100);
 
 	stage = 500 + (int)op;
-	if (op < 18)
+	if (op < 15)
 		live_add();
-	else if (op < 31)
+	else if (op < 26)
 		live_get();
-	else if (op < 45)
+	else if (op < 38)
 		live_done();
-	else if (op < 51)
+	else if (op < 44)
 		live_batch_in(WQ_IOC_ADD_BATCH);
-	else if (op < 57)
+	else if (op < 50)
 		live_get_batch();
-	else if (op < 63)
+	else if (op < 55)
 		live_batch_in(WQ_IOC_DONE_BATCH);
-	else if (op < 87)
-		live_look((op - 63) / 6);
-	else if (op < 93)
+	else if (op < 75)
+		live_look((op - 55) / 5);
+	else if (op < 80)
+		live_key_state();
+	else if (op < 85)
+		live_cancel();
+	else if (op < 90)
 		live_shutdown();
-	else
+	else if (op < 94)
 		live_refresh(live_slot(0));
+	else
+		one_own();
 }

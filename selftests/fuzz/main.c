@@ -10,6 +10,7 @@ int nthreads = 2;
 int verbose;
 int fds[NFDS];
 int slot_access[NFDS];
+int slot_prio[NFDS];
 unsigned long nfail;
 __thread int tidx;
 __thread uint64_t rng;
@@ -31,6 +32,7 @@ static void *thread_main(void *p)
 	tidx = t->idx;
 	rng = t->seed;
 	thread_setup();
+	own_setup();
 	run_ops(t->n);
 	timer_set(0, 0);
 	return NULL;
@@ -113,12 +115,13 @@ static int create_shared(void)
 		struct wq_create c = { .max_items = 32, .mode = 0666 };
 
 		fds[i] = open("/dev/wq", O_RDWR | O_CLOEXEC);
-		snprintf(c.name, sizeof(c.name), "fuzz.%d", i);
+		pool_create_args(&c, (uint32_t)i);
 		if (fds[i] < 0 || ioctl(fds[i], WQ_IOC_CREATE, &c) < 0) {
 			perror("create fuzz.N");
 			return 2;
 		}
 		slot_access[i] = ACC_READ | ACC_WRITE;
+		slot_prio[i] = !!(c.flags & WQ_CREATE_PRIORITY);
 	}
 	return 0;
 }
@@ -236,8 +239,10 @@ int main(int argc, char **argv)
 	watch(pids, procs);
 	destroy_all();
 	print_seen();
-	printf("wq_fuzz: %llu live calls found no bound slot for them\n",
-	       (unsigned long long)sh->no_slot);
+	printf("wq_fuzz: %llu live calls found no bound slot for them; %llu were checked against a model (own.c); %llu CANCEL_AFTERs dropped a delay\n",
+	       (unsigned long long)sh->no_slot,
+	       (unsigned long long)sh->own_calls,
+	       (unsigned long long)sh->cancelled);
 	if (!check_reached())
 		fail("fewer than half of the queue commands reached the queue");
 	printf("wq_fuzz: seed %llu: %llu calls in %lds, %llu failures\n",

@@ -14,10 +14,56 @@ int open_wq(void)
 }
 
 /*
+ * The pool queue fuzz.<n> as every live create makes it: fuzz.0 and
+ * fuzz.1 plain, fuzz.2 by priority, fuzz.3 by priority with starvation
+ * bounded at 1 ms. (A hostile create may make a name otherwise.)
+ */
+void pool_create_args(struct wq_create *c, uint32_t n)
+{
+	snprintf(c->name, sizeof(c->name), "fuzz.%u", n);
+	if (n % NQUEUES >= 2)
+		c->flags |= WQ_CREATE_PRIORITY;
+	if (n % NQUEUES == 3)
+		c->starve_ns = 1000000;
+}
+
+/* slot_prio[i] of a slot just opened: what its queue says. */
+static void learn_prio(int i, int fd)
+{
+	struct wq_queue_info info;
+
+	slot_prio[i] = ioctl(fd, WQ_IOC_STAT, &info) == 0 &&
+		       (info.state & WQ_STATE_PRIORITY);
+}
+
+/* A create of fuzz.<n> (name NULL: a random one) or a private queue. */
+static void create_args(struct wq_create *c, const char *name)
+{
+	uint32_t n = rn(NQUEUES);
+
+	memset(c, 0, sizeof(*c));
+	if (!name && chance(15)) {	/* this slot's own queue */
+		c->flags = WQ_CREATE_PRIVATE;
+		if (chance(50))
+			c->flags |= WQ_CREATE_PRIORITY;
+		if (chance(50) && (c->flags & WQ_CREATE_PRIORITY))
+			c->starve_ns = 100000 + rn(2000000);
+	} else {
+		if (name && sscanf(name, "fuzz.%u", &n) != 1)
+			n = 0;
+		pool_create_args(c, n);
+		if (name)
+			snprintf(c->name, sizeof(c->name), "%s", name);
+	}
+	c->max_items = 8 + rn(32);
+	c->mode = 0666;
+}
+
+/*
  * A valid create (where the file allows it: always if create, else half
  * the time) or open of a pool queue (name, or a random one) on slot i,
  * with the access the slot's file was opened with, so work gets done;
- * slot_access[i] says what it got.
+ * slot_access[i] says what it got, slot_prio[i] whether by priority.
  */
 void bind_slot(int i, const char *name, int create)
 {
@@ -26,38 +72,31 @@ void bind_slot(int i, const char *name, int create)
 	struct wq_create c;
 
 	slot_access[i] = 0;
-	memset(&c, 0, sizeof(c));
-	if (name)
-		snprintf(c.name, sizeof(c.name), "%s", name);
-	else
-		snprintf(c.name, sizeof(c.name), "fuzz.%u", rn(NQUEUES));
+	slot_prio[i] = 0;
+	create_args(&c, name);
 	if (mode < 0)
 		return;
 	mode &= O_ACCMODE;
 	if (mode == O_RDWR && (create || chance(50))) {
-		c.max_items = 8 + rn(32);
-		c.mode = 0666;
-		if (!name && chance(15)) {	/* this slot's own queue */
-			c.flags = WQ_CREATE_PRIVATE;
-			memset(c.name, 0, sizeof(c.name));
-		}
 		if (do_ioctl(fd, WQ_IOC_CREATE, (uintptr_t)&c, 0, &err) == 0) {
 			slot_access[i] = ACC_READ | ACC_WRITE;
+			slot_prio[i] = !!(c.flags & WQ_CREATE_PRIORITY);
 			return;
 		}
 		if (!errno_ok(fd, WQ_IOC_CREATE, err))
 			fail("CREATE %s: %s", c.flags ? "(private)" : c.name,
 			     ename(err));
 	}
-	if (c.flags)		/* a private create failed: open a name */
+	if (c.flags & WQ_CREATE_PRIVATE)	/* it failed: open a name */
 		snprintf(c.name, sizeof(c.name), "fuzz.%u", rn(NQUEUES));
 	memcpy(nm.name, c.name, sizeof(nm.name));
 	nm.flags = mode == O_RDONLY ? WQ_OPEN_READ_ONLY :
 		   mode == O_WRONLY ? WQ_OPEN_WRITE_ONLY : 0;
-	if (do_ioctl(fd, WQ_IOC_OPEN, (uintptr_t)&nm, 0, &err) == 0)
+	if (do_ioctl(fd, WQ_IOC_OPEN, (uintptr_t)&nm, 0, &err) == 0) {
 		slot_access[i] = mode == O_RDONLY ? ACC_READ :
 				 mode == O_WRONLY ? ACC_WRITE : ACC_READ | ACC_WRITE;
-	else if (!errno_ok(fd, WQ_IOC_OPEN, err))
+		learn_prio(i, fd);
+	} else if (!errno_ok(fd, WQ_IOC_OPEN, err))
 		fail("OPEN %s: %s", nm.name, ename(err));
 }
 
@@ -137,6 +176,7 @@ static void slot_op(int op, int i)
 			close(fds[i]);
 		fds[i] = fds[j] >= 0 ? fcntl(fds[j], F_DUPFD_CLOEXEC, 3) : -1;
 		slot_access[i] = fds[i] >= 0 ? slot_access[j] : 0;
+		slot_prio[i] = slot_prio[j];
 		break;
 	default:		/* close */
 		if (chance(30) && fds[i] >= 0) {
@@ -160,6 +200,7 @@ static void fork_ops(void)
 	pid = fork();
 	if (pid == 0) {
 		timer_setup();
+		own_forget();	/* the parent's thread models them */
 		rng ^= 0x9e3779b97f4a7c15ULL;
 		nfail = 0;
 		run_ops(10 + rn(40));

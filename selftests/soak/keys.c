@@ -14,8 +14,9 @@
 
 /*
  * Key i of queue q in this round: "s<round>.<q>.<i>:" and a pattern, 16
- * to 47 bytes mostly, some longer than the 48 kept inline, one in 61
- * close to WQ_KEY_MAX. Every key handed out is checked byte for byte.
+ * to 47 bytes mostly (so on both sides of the 40 a record keeps inline),
+ * some of 49 to 208, one in 61 close to WQ_KEY_MAX. Every key handed out
+ * is checked byte for byte.
  */
 static size_t key_len(unsigned int q, unsigned int i)
 {
