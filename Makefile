@@ -54,24 +54,26 @@ selftests: userspace $(TOOLS)/.stamp $(HOST_TESTS) go
 	$(MAKE) -C userspace tests KSFT_DIR=$(KSFT_DIR)
 	$(MAKE) -C selftests O=$(CURDIR)/build/selftests KSFT_DIR=$(KSFT_DIR)
 
-# The Go package (go/): Debian 12's Go 1.23 from bookworm-backports, the
-# standard library only, no cgo, offline. `go` builds its test binary for
-# the guest (static) and the C layout of the ABI its layout test compares
-# with; `go-check` is the host's part: gofmt, go vet, the tests that need
-# no kernel.
+# The Go packages (go/): Debian 12's Go 1.23 from bookworm-backports, the
+# standard library only, no cgo, offline. `go` builds the test binaries of
+# workqueue and priorityqueue for the guest (static) and the C view of the
+# ABI (go/internal/kq/testdata/layout.c) its layout test compares with;
+# `go-check` is the host's part: gofmt, go vet, the tests that need no
+# kernel.
 GO ?= $(firstword $(wildcard /usr/lib/go-1.23/bin/go) go)
 GOFMT ?= $(dir $(GO))gofmt
 GOENV := CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOPROXY=off \
 	 GOCACHE=$(CURDIR)/build/go/cache GOPATH=$(CURDIR)/build/go/path
-GO_SRC := go/go.mod $(wildcard go/workqueue/*.go)
+GO_SRC := go/go.mod $(wildcard go/*/*.go go/internal/*/*.go)
+GO_TESTS := build/selftests/go_workqueue.test build/selftests/go_priorityqueue.test
 
-go: build/selftests/go_workqueue.test build/selftests/go_layout.txt
+go: $(GO_TESTS) build/selftests/go_layout.txt
 
-build/selftests/go_workqueue.test: $(GO_SRC)
+build/selftests/go_%.test: $(GO_SRC)
 	@mkdir -p build/selftests
-	cd go && $(GOENV) $(GO) test -c -o $(CURDIR)/$@ ./workqueue
+	cd go && $(GOENV) $(GO) test -c -o $(CURDIR)/$@ ./$*
 
-build/selftests/go_layout.txt: selftests/host/go_layout.c uapi/linux/wq.h
+build/selftests/go_layout.txt: go/internal/kq/testdata/layout.c uapi/linux/wq.h
 	@mkdir -p build/host build/selftests
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o build/host/go_layout $<
 	build/host/go_layout > $@

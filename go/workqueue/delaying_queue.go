@@ -9,6 +9,8 @@ package workqueue
 import (
 	"sync"
 	"time"
+
+	"wq.dev/go/internal/kq"
 )
 
 // DelayingInterface is an Interface that can Add an item at a later time.
@@ -90,7 +92,7 @@ func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConf
 }
 
 // newDelaying: with lim, the queue made here gets that kernel limiter.
-func newDelaying[T comparable](config TypedDelayingQueueConfig[T], lim *wqLimiter) *delayingType[T] {
+func newDelaying[T comparable](config TypedDelayingQueueConfig[T], lim *kq.Limiter) *delayingType[T] {
 	if config.Clock == nil {
 		config.Clock = RealClock{}
 	}
@@ -186,7 +188,7 @@ func (q *delayingType[T]) AddAfter(item T, duration time.Duration) {
 	}
 	q.metrics.retry()
 	if !q.goDelay {
-		q.base.add(item, addAfter, duration)
+		q.base.add(item, kq.AddAfter, duration)
 		return
 	}
 	// immediately add things with no delay

@@ -4,60 +4,85 @@ package workqueue
 // queue (struct wq_limiter: the worst of up to 8 terms, and at most one
 // cap), so that the kernel applies it exactly. A limiter that cannot be
 // said so (a foreign one, a cap inside a max-of, more than 8 terms) runs
-// in Go.
+// in Go. The conversion needs no item type (each limiter type says its
+// own terms), so the module's other packages use it too (kq.LimiterOf).
 
 import (
 	"math"
 	"time"
+
+	"wq.dev/go/internal/kq"
 )
 
-// limiterTerms: l's terms, its cap (hasCap: it has one), and whether it
-// can be the kernel's at all.
-func limiterTerms[T comparable](l TypedRateLimiter[T]) (terms []wqLimiterTerm, capNs uint64, hasCap, ok bool) {
-	switch r := l.(type) {
-	case *TypedItemExponentialFailureRateLimiter[T]:
-		return []wqLimiterTerm{{Kind: limiterExponential,
-			A: durNs(r.baseDelay), B: durNs(r.maxDelay)}}, 0, false, true
-	case *TypedItemFastSlowRateLimiter[T]:
-		if r.maxFastAttempts < 0 || int64(r.maxFastAttempts) > math.MaxUint32 {
-			return nil, 0, false, false
+func init() {
+	kq.LimiterOf = kernelLimiterOf
+	kq.Provider = func(mp any) any {
+		p, _ := mp.(MetricsProvider)
+		if p = currentProvider(p); p == (noopMetricsProvider{}) {
+			return nil
 		}
-		return []wqLimiterTerm{{Kind: limiterFastSlow, Count: uint32(r.maxFastAttempts),
-			A: durNs(r.fastDelay), B: durNs(r.slowDelay)}}, 0, false, true
-	case *TypedBucketRateLimiter[T]:
-		rate := r.qps * 1e9
-		if r.burst < 1 || int64(r.burst) > math.MaxUint32 || !(rate >= 1) ||
-			rate > math.MaxUint64/2 {
-			return nil, 0, false, false
-		}
-		return []wqLimiterTerm{{Kind: limiterBucket, A: uint64(math.Round(rate)),
-			B: uint64(r.burst)}}, 0, false, true
-	case *TypedMaxOfRateLimiter[T]:
-		for _, c := range r.limiters {
-			t, _, cp, ok := limiterTerms(c)
-			if !ok || cp {
-				return nil, 0, false, false // a cap applies to its own terms only
-			}
-			terms = append(terms, t...)
-		}
-		return terms, 0, false, len(terms) > 0 && len(terms) <= termsMax
-	case *TypedWithMaxWaitRateLimiter[T]:
-		return withCap(r.limiter, r.maxDelay)
-	case TypedWithMaxWaitRateLimiter[T]:
-		return withCap(r.limiter, r.maxDelay)
+		return p
+	}
+}
+
+// kernelForm: a limiter of this package says its kernel terms, its cap
+// (hasCap: it has one), and whether it can be the kernel's at all.
+type kernelForm interface {
+	kernelTerms() (terms []kq.LimiterTerm, capNs uint64, hasCap, ok bool)
+}
+
+func limiterTerms(l any) ([]kq.LimiterTerm, uint64, bool, bool) {
+	if f, ok := l.(kernelForm); ok {
+		return f.kernelTerms()
 	}
 	return nil, 0, false, false
 }
 
-func withCap[T comparable](inner TypedRateLimiter[T], max time.Duration) ([]wqLimiterTerm, uint64, bool, bool) {
-	t, cp, has, ok := limiterTerms(inner)
+func (r *TypedItemExponentialFailureRateLimiter[T]) kernelTerms() ([]kq.LimiterTerm, uint64, bool, bool) {
+	return []kq.LimiterTerm{{Kind: kq.LimiterExponential,
+		A: durNs(r.baseDelay), B: durNs(r.maxDelay)}}, 0, false, true
+}
+
+func (r *TypedItemFastSlowRateLimiter[T]) kernelTerms() ([]kq.LimiterTerm, uint64, bool, bool) {
+	if r.maxFastAttempts < 0 || int64(r.maxFastAttempts) > math.MaxUint32 {
+		return nil, 0, false, false
+	}
+	return []kq.LimiterTerm{{Kind: kq.LimiterFastSlow, Count: uint32(r.maxFastAttempts),
+		A: durNs(r.fastDelay), B: durNs(r.slowDelay)}}, 0, false, true
+}
+
+func (r *TypedBucketRateLimiter[T]) kernelTerms() ([]kq.LimiterTerm, uint64, bool, bool) {
+	rate := r.qps * 1e9
+	if r.burst < 1 || int64(r.burst) > math.MaxUint32 || !(rate >= 1) ||
+		rate > math.MaxUint64/2 {
+		return nil, 0, false, false
+	}
+	return []kq.LimiterTerm{{Kind: kq.LimiterBucket, A: uint64(math.Round(rate)),
+		B: uint64(r.burst)}}, 0, false, true
+}
+
+func (r *TypedMaxOfRateLimiter[T]) kernelTerms() ([]kq.LimiterTerm, uint64, bool, bool) {
+	var terms []kq.LimiterTerm
+	for _, c := range r.limiters {
+		t, _, cp, ok := limiterTerms(c)
+		if !ok || cp {
+			return nil, 0, false, false // a cap applies to its own terms only
+		}
+		terms = append(terms, t...)
+	}
+	return terms, 0, false, len(terms) > 0 && len(terms) <= kq.TermsMax
+}
+
+// (a value receiver: the limiter and a pointer to it both have it)
+func (w TypedWithMaxWaitRateLimiter[T]) kernelTerms() ([]kq.LimiterTerm, uint64, bool, bool) {
+	t, cp, has, ok := limiterTerms(w.limiter)
 	if !ok {
 		return nil, 0, false, false
 	}
-	if c := durNs(max); !has || c < cp {
+	if c := durNs(w.maxDelay); !has || c < cp {
 		cp = c
 	}
-	return t, cp, true, len(t) < termsMax
+	return t, cp, true, len(t) < kq.TermsMax
 }
 
 func durNs(d time.Duration) uint64 {
@@ -69,8 +94,12 @@ func durNs(d time.Duration) uint64 {
 
 // kernelLimiter: l as a struct wq_limiter, or false if it must run in Go.
 // nil is no limiter ("none").
-func kernelLimiter[T comparable](l TypedRateLimiter[T]) (*wqLimiter, bool) {
-	lim := &wqLimiter{}
+func kernelLimiter[T comparable](l TypedRateLimiter[T]) (*kq.Limiter, bool) {
+	return kernelLimiterOf(l) // a nil l is a nil any
+}
+
+func kernelLimiterOf(l any) (*kq.Limiter, bool) {
+	lim := &kq.Limiter{}
 	if l == nil {
 		return lim, true
 	}
@@ -80,7 +109,7 @@ func kernelLimiter[T comparable](l TypedRateLimiter[T]) (*wqLimiter, bool) {
 	}
 	n := copy(lim.Terms[:], terms)
 	if hasCap {
-		lim.Terms[n] = wqLimiterTerm{Kind: limiterMaxWait, A: cp}
+		lim.Terms[n] = kq.LimiterTerm{Kind: kq.LimiterMaxWait, A: cp}
 		n++
 	}
 	lim.NrTerms = uint32(n)

@@ -15,7 +15,8 @@ package workqueue
 
 import (
 	"sync"
-	"time"
+
+	"wq.dev/go/internal/base"
 )
 
 type queueMetrics[T comparable] interface {
@@ -63,19 +64,13 @@ func (noopMetric) Set(float64)     {}
 func (noopMetric) Observe(float64) {}
 
 // defaultQueueMetrics: client-go's, behind a lock of its own (the queue
-// has none in Go).
+// has none in Go). The item times are base.Times.
 type defaultQueueMetrics[T comparable] struct {
-	mu    sync.Mutex
-	clock PassiveClock
+	mu sync.Mutex
 
-	depth                   GaugeMetric
-	adds                    CounterMetric
-	latency                 HistogramMetric
-	workDuration            HistogramMetric
-	addTimes                map[T]time.Time
-	processingStartTimes    map[T]time.Time
-	unfinishedWorkSeconds   SettableGaugeMetric
-	longestRunningProcessor SettableGaugeMetric
+	depth GaugeMetric
+	adds  CounterMetric
+	times base.Times[T]
 }
 
 func (m *defaultQueueMetrics[T]) add(item T) {
@@ -83,44 +78,26 @@ func (m *defaultQueueMetrics[T]) add(item T) {
 	defer m.mu.Unlock()
 	m.adds.Inc()
 	m.depth.Inc()
-	if _, exists := m.addTimes[item]; !exists {
-		m.addTimes[item] = m.clock.Now()
-	}
+	m.times.Added(item)
 }
 
 func (m *defaultQueueMetrics[T]) get(item T) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.depth.Dec()
-	m.processingStartTimes[item] = m.clock.Now()
-	if startTime, exists := m.addTimes[item]; exists {
-		m.latency.Observe(m.clock.Since(startTime).Seconds())
-		delete(m.addTimes, item)
-	}
+	m.times.Got(item)
 }
 
 func (m *defaultQueueMetrics[T]) done(item T) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if startTime, exists := m.processingStartTimes[item]; exists {
-		m.workDuration.Observe(m.clock.Since(startTime).Seconds())
-		delete(m.processingStartTimes, item)
-	}
+	m.times.Done(item)
 }
 
 func (m *defaultQueueMetrics[T]) updateUnfinishedWork() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var total, oldest float64
-	for _, t := range m.processingStartTimes {
-		age := m.clock.Since(t).Seconds()
-		total += age
-		if age > oldest {
-			oldest = age
-		}
-	}
-	m.unfinishedWorkSeconds.Set(total)
-	m.longestRunningProcessor.Set(oldest)
+	m.times.UpdateUnfinishedWork()
 }
 
 type noMetrics[T any] struct{}
@@ -191,15 +168,10 @@ func newQueueMetrics[T comparable](mp MetricsProvider, name string, clock Passiv
 		return noMetrics[T]{}
 	}
 	return &defaultQueueMetrics[T]{
-		clock:                   clock,
-		depth:                   mp.NewDepthMetric(name),
-		adds:                    mp.NewAddsMetric(name),
-		latency:                 mp.NewLatencyMetric(name),
-		workDuration:            mp.NewWorkDurationMetric(name),
-		unfinishedWorkSeconds:   mp.NewUnfinishedWorkSecondsMetric(name),
-		longestRunningProcessor: mp.NewLongestRunningProcessorSecondsMetric(name),
-		addTimes:                map[T]time.Time{},
-		processingStartTimes:    map[T]time.Time{},
+		depth: mp.NewDepthMetric(name),
+		adds:  mp.NewAddsMetric(name),
+		times: base.NewTimes[T](clock, mp.NewLatencyMetric(name), mp.NewWorkDurationMetric(name),
+			mp.NewUnfinishedWorkSecondsMetric(name), mp.NewLongestRunningProcessorSecondsMetric(name)),
 	}
 }
 

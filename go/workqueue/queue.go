@@ -5,17 +5,19 @@ package workqueue
 // only through this process's handle; freed when the handle is closed),
 // and every call is one system call: the dedup FIFO with its dirty and
 // processing sets lives in the kernel, the items in the process
-// (intern.go).
+// (wq.dev/go/internal/intern). What this queue shares with package
+// priorityqueue's (the kernel queue, its items, its life) is
+// wq.dev/go/internal/base's.
 
 import (
-	"errors"
 	"fmt"
-	"log"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
+
+	"wq.dev/go/internal/base"
+	"wq.dev/go/internal/kq"
 )
 
 // Interface is TypedInterface over any item.
@@ -138,11 +140,6 @@ func NewNamed(name string) *Type {
 	})
 }
 
-const defaultUnfinishedWorkUpdatePeriod = 500 * time.Millisecond
-
-// idBufs: heap buffers for the keys Get receives (kernel.go).
-var idBufs = sync.Pool{New: func() any { return new([8]byte) }}
-
 // Type is a work queue (see the package comment).
 //
 // Deprecated: Use Typed instead.
@@ -158,120 +155,62 @@ type Type = Typed[any]
 // it is logged), and the queue is shut down from the start: Add does
 // nothing and Get returns shutdown.
 type Typed[T comparable] struct {
-	k   *kq
-	err error
-	in  *interner[T]
+	b base.Queue[T, meta] // the kernel queue and its items
 
 	touchMu sync.Mutex
 	touch   Queue[T]
 
-	// the kernel applies the queue's rate limiter (limiter_spec.go)
-	kernelLimiter bool
-
-	metrics      queueMetrics[T]
-	metricsOn    bool
-	refused      atomic.Uint64
-	logged       sync.Map // syscall.Errno: refusals logged
-	shuttingDown atomic.Bool
-	cancels      atomic.Uint64 // ShutDown calls: a drain under way stops
-	stopOnce     sync.Once
-	stopCh       chan struct{}
-	loopDone     chan struct{} // the metrics goroutine ended (or none)
-	closeOnce    sync.Once
+	metrics   queueMetrics[T]
+	metricsOn bool
 }
 
 // kqError wraps the kernel's errno with the call that got it, so that
 // errors.Is(err, syscall.EEXIST) works.
 func kqError(call string, e syscall.Errno) error {
-	return fmt.Errorf("workqueue: %s: %w", call, e)
+	return wrap(kq.Error(call, e))
 }
 
-// newTypedKQ makes a private kernel queue holding as many items as the
-// module lets (its ceiling for the caller), with lim (nil: none); if the
-// kernel refuses the limiter, without it (the caller then runs the
-// limiter in Go). On EDQUOT it lets unreachable queues go (a collection
-// runs their finalizers) and tries once more.
-func newTypedKQ(lim *wqLimiter) (*kq, bool, error) {
-	mi := module()
-	sizes := []uint32{mi.MaxItemsLimit, mi.UnprivMaxItems, 0}
-	var err error
-	for retried := false; ; {
-		for _, n := range sizes {
-			var k *kq
-			k, err = createKQ("", n, 0, lim)
-			if err == nil {
-				return k, lim != nil && lim.NrTerms > 0, nil
-			}
-			if !errors.Is(err, syscall.EINVAL) {
-				break
-			}
-		}
-		if errors.Is(err, syscall.EINVAL) && lim != nil && lim.NrTerms > 0 {
-			lim = nil // the kernel refused the limiter: Go runs it
-			continue
-		}
-		if !errors.Is(err, syscall.EDQUOT) || retried {
-			return nil, false, err
-		}
-		retried = true
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond) // finalizers close handles
-	}
+// wrap says an error of the kernel plumbing is this package's.
+func wrap(err error) error {
+	return fmt.Errorf("workqueue: %w", err)
 }
+
+// meta: what a queue with metrics records of an item: counted as added
+// and not yet handed out (metrics.go).
+type meta struct{ counted bool }
 
 // newTyped makes the kernel queue with limiter lim (nil: none).
-func newTyped[T comparable](config TypedQueueConfig[T], lim *wqLimiter) *Typed[T] {
+func newTyped[T comparable](config TypedQueueConfig[T], lim *kq.Limiter) *Typed[T] {
 	clock := config.Clock
 	if clock == nil {
 		clock = RealClock{}
 	}
 	t := &Typed[T]{
-		in:       newInterner[T](),
-		touch:    config.Queue,
-		metrics:  newQueueMetrics[T](config.MetricsProvider, config.Name, clock),
-		stopCh:   make(chan struct{}),
-		loopDone: make(chan struct{}),
+		touch:   config.Queue,
+		metrics: newQueueMetrics[T](config.MetricsProvider, config.Name, clock),
 	}
 	_, noop := t.metrics.(noMetrics[T])
 	t.metricsOn = !noop
-	t.k, t.kernelLimiter, t.err = newTypedKQ(lim)
-	if t.err != nil {
-		log.Printf("workqueue: the queue %q is shut down from the start: %v", config.Name, t.err)
-		t.shuttingDown.Store(true)
-	}
+	o := base.Options{Pkg: "workqueue", Name: config.Name, Limiter: lim,
+		NewTicker: func(d time.Duration) base.Ticker { return clock.NewTicker(d) }}
 	if t.metricsOn {
-		// the goroutine holds the metrics, not t: t can be collected
-		go unfinishedWorkLoop(t.metrics, clock, t.stopCh, t.loopDone)
-	} else {
-		close(t.loopDone)
+		o.UnfinishedWork = t.metrics.updateUnfinishedWork
 	}
+	t.b.Init(o)
 	// an unreachable queue lets go of its kernel queue and its goroutine
-	runtime.SetFinalizer(t, func(t *Typed[T]) {
-		t.stopOnce.Do(func() { close(t.stopCh) })
-		t.close()
-	})
+	runtime.SetFinalizer(t, func(t *Typed[T]) { t.b.Finalize() })
 	return t
 }
 
 // Err says why the kernel queue could not be made, or nil.
 func (q *Typed[T]) Err() error {
-	return q.err
+	return q.b.Err()
 }
 
 // Refused returns how many adds the kernel refused (not counting those
 // after ShutDown, which client-go ignores too).
 func (q *Typed[T]) Refused() uint64 {
-	return q.refused.Load()
-}
-
-func (q *Typed[T]) refuse(e syscall.Errno) {
-	if e == syscall.ESHUTDOWN || e == syscall.EBADF {
-		return
-	}
-	q.refused.Add(1)
-	if _, seen := q.logged.LoadOrStore(e, struct{}{}); !seen {
-		log.Printf("workqueue: an add was refused (further ones of this kind are only counted): %v", e)
-	}
+	return q.b.Refused()
 }
 
 // Add marks item as needing processing. When the queue is shut down new
@@ -283,21 +222,16 @@ func (q *Typed[T]) Add(item T) {
 
 // add: Add (flags 0), AddAfter (addAfter, d) or AddRateLimited.
 func (q *Typed[T]) add(item T, flags uint32, d time.Duration) {
-	if q.k == nil || q.shuttingDown.Load() {
-		return
+	var count func(m *meta, out int, _ time.Duration)
+	if q.metricsOn {
+		count = func(m *meta, out int, _ time.Duration) {
+			if (out == kq.AddedQueued || out == kq.AddedDirty) && !m.counted {
+				m.counted = true
+				q.metrics.add(item)
+			}
+		}
 	}
-	e := q.in.acquire(item)
-	out, _, errno := q.k.add(e.key[:], flags, d)
-	var count func()
-	if errno == 0 && q.metricsOn && (out == addedQueued || out == addedDirty) {
-		count = func() { q.metrics.add(item) }
-	}
-	q.in.afterAdd(e, errno == 0, count)
-	if errno != 0 {
-		q.refuse(errno)
-		return
-	}
-	if out == addedCoalesced && q.touch != nil {
+	if out, ok := q.b.Add(item, flags, d, 0, count); ok && out == kq.AddedCoalesced && q.touch != nil {
 		q.touchItem(item)
 	}
 }
@@ -310,11 +244,8 @@ func (q *Typed[T]) touchItem(item T) {
 
 // Len returns the current queue length, for informational purposes only.
 func (q *Typed[T]) Len() int {
-	if q.k == nil {
-		return 0
-	}
-	qi, e := q.k.stat()
-	if e != 0 {
+	qi, ok := q.b.Stat()
+	if !ok {
 		return 0
 	}
 	return int(qi.Queued)
@@ -325,93 +256,47 @@ func (q *Typed[T]) Len() int {
 // item when you have finished processing it. A goroutine waiting here
 // holds no OS thread.
 func (q *Typed[T]) Get() (item T, shutdown bool) {
-	if q.k == nil {
+	ent, _, ok := q.b.Get()
+	if !ok {
 		return item, true
 	}
-	buf := idBufs.Get().(*[8]byte)
-	defer idBufs.Put(buf)
-	for {
-		n, e := q.k.get(buf[:])
-		switch e {
-		case 0:
-		case syscall.EINTR:
-			continue
-		case syscall.ESHUTDOWN, syscall.EBADF:
-			return item, true
-		default: // ENOMEM: try again
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		ent, ok := q.in.lookup(buf[:n])
-		if !ok {
-			continue // not one of ours (cannot be: the queue is private)
-		}
-		item = ent.item
-		if q.metricsOn {
-			q.in.handedOut(ent, func() { q.metrics.add(item) })
-			q.metrics.get(item)
-		}
-		return item, false
+	item = ent.Item
+	if q.metricsOn {
+		q.b.In.HandedOut(ent, func(m *meta) {
+			if !m.counted {
+				q.metrics.add(item)
+			}
+			m.counted = false
+		})
+		q.metrics.get(item)
 	}
-}
-
-// keyDone: DONE or FORGET of e's key, asking what the kernel still holds;
-// an item it let go of is dropped. Memory is asked for again a few times.
-func (q *Typed[T]) keyDone(req uintptr, e *entry[T]) {
-	for i := 0; ; i++ {
-		state, errno := q.k.keyCall(req, e.key[:], keyResultState)
-		if errno == syscall.ENOMEM && i < 10 {
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		q.in.done(e, errno == 0 && state == 0)
-		return
-	}
+	return item, false
 }
 
 // Done marks item as done processing, and if it has been marked as dirty
 // again while it was being processed, it will be re-added to the queue
 // for re-processing.
 func (q *Typed[T]) Done(item T) {
-	if q.k == nil {
+	if q.b.K == nil {
 		return
 	}
 	q.metrics.done(item)
-	if e := q.in.find(item); e != nil {
-		q.keyDone(iocDone, e)
-	}
+	q.b.Done(item, nil)
 }
 
 // forget: the kernel limiter forgets item.
 func (q *Typed[T]) forget(item T) {
-	if q.k == nil {
-		return
-	}
-	if e := q.in.find(item); e != nil {
-		q.keyDone(iocForget, e)
-	}
+	q.b.Forget(item)
 }
 
 // addRateLimited: the kernel limiter's delay.
 func (q *Typed[T]) addRateLimited(item T) {
-	q.add(item, addRateLimited, 0)
+	q.add(item, kq.AddRateLimited, 0)
 }
 
 // numRequeues: the kernel limiter's count of item's failures.
 func (q *Typed[T]) numRequeues(item T) int {
-	if q.k == nil {
-		return 0
-	}
-	e := q.in.find(item)
-	if e == nil {
-		return 0
-	}
-	n, errno := q.k.keyCall(iocNumRequeues, e.key[:], 0)
-	q.in.done(e, false)
-	if errno != 0 {
-		return 0
-	}
-	return int(n)
+	return q.b.NumRequeues(item)
 }
 
 // ShutDown will cause q to ignore all new items added to it. Worker
@@ -419,8 +304,7 @@ func (q *Typed[T]) numRequeues(item T) int {
 // empty and then receive the shutdown signal. It also cuts short a
 // ShutDownWithDrain.
 func (q *Typed[T]) ShutDown() {
-	q.cancels.Add(1)
-	q.shutdown(0)
+	q.b.Shutdown(0, true)
 }
 
 // ShutDownWithDrain is equivalent to ShutDown but waits until all items
@@ -431,46 +315,10 @@ func (q *Typed[T]) ShutDown() {
 // item after processing it, otherwise ShutDownWithDrain will block
 // indefinitely.
 func (q *Typed[T]) ShutDownWithDrain() {
-	q.shutdown(shutdownDrain)
-}
-
-func (q *Typed[T]) shutdown(flags uint32) {
-	defer func() { <-q.loopDone }()
-	q.stopOnce.Do(func() { close(q.stopCh) })
-	q.shuttingDown.Store(true)
-	if q.k != nil {
-		c := q.cancels.Load()
-		q.k.shutdown(flags, func() bool { return q.cancels.Load() != c })
-	}
+	q.b.Shutdown(kq.ShutdownDrain, false)
 }
 
 // ShuttingDown says whether ShutDown (or ShutDownWithDrain) was called.
 func (q *Typed[T]) ShuttingDown() bool {
-	return q.shuttingDown.Load()
-}
-
-// close lets go of the kernel queue (a finalizer does it for a queue no
-// longer reachable).
-func (q *Typed[T]) close() {
-	q.closeOnce.Do(func() {
-		if q.k != nil {
-			q.k.close()
-		}
-	})
-}
-
-// unfinishedWorkLoop: client-go's update of the unfinished-work gauges,
-// every half second until stop is closed.
-func unfinishedWorkLoop[T comparable](m queueMetrics[T], clock WithTicker, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	t := clock.NewTicker(defaultUnfinishedWorkUpdatePeriod)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C():
-			m.updateUnfinishedWork()
-		case <-stop:
-			return
-		}
-	}
+	return q.b.ShuttingDown()
 }

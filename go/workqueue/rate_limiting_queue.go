@@ -5,6 +5,8 @@ package workqueue
 // kernel's, for Forget and NumRequeues too); otherwise the limiter runs in
 // Go and the item is added after its When.
 
+import "wq.dev/go/internal/kq"
+
 // RateLimitingInterface is an interface that rate limits items being added
 // to the queue.
 //
@@ -97,14 +99,14 @@ func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimi
 		MetricsProvider: config.MetricsProvider,
 		Clock:           config.Clock,
 	}
-	var lim *wqLimiter // none: the limiter runs in Go
+	var lim *kq.Limiter // none: the limiter runs in Go
 	if l, ok := kernelLimiter(rateLimiter); ok && !fakeClock(config.Clock) {
 		lim = l
 	}
 	d := newDelaying(dconf, lim)
 	r.TypedDelayingInterface = d
 	r.delaying = d
-	if d.base != nil && d.base.kernelLimiter {
+	if d.base != nil && d.base.b.KernelLimiter {
 		r.kernel = d.base
 	}
 	return r

@@ -8,16 +8,18 @@ package workqueue
 import (
 	"errors"
 	"fmt"
-	"log"
 	"math"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"wq.dev/go/internal/base"
+	"wq.dev/go/internal/kq"
 )
 
-// keyBufs: heap buffers for the keys Get receives (kernel.go).
-var keyBufs = sync.Pool{New: func() any { return new([keyMax]byte) }}
+// keyBufs: heap buffers for the keys Get receives (the kernel writes them).
+var keyBufs = sync.Pool{New: func() any { return new([kq.KeyMax]byte) }}
 
 // SharedQueueConfig says which named queue NewSharedRateLimitingQueue
 // opens, or how it creates it.
@@ -36,12 +38,11 @@ type SharedQueueConfig struct {
 // EDQUOT, a key of 0 or more than 4096 bytes) is counted (Refused) and
 // logged once per kind; TryAdd returns the error.
 type SharedQueue struct {
-	k       *kq
+	k       *kq.Handle
 	name    string
 	closed  atomic.Bool
 	cancels atomic.Uint64 // ShutDown calls: a drain under way stops
-	refused atomic.Uint64
-	logged  sync.Map // syscall.Errno -> struct{}: refusals logged
+	refused base.Refusals
 }
 
 var _ TypedRateLimitingInterface[string] = &SharedQueue{}
@@ -55,16 +56,16 @@ var _ TypedRateLimitingInterface[string] = &SharedQueue{}
 // not made of this package's limiters.
 func NewSharedRateLimitingQueue(cfg SharedQueueConfig) (*SharedQueue, error) {
 	name := cfg.Name
-	if name == "" || len(name) >= nameMax {
+	if name == "" || len(name) >= kq.NameMax {
 		return nil, kqError(fmt.Sprintf("queue name %q", name), syscall.EINVAL)
 	}
 	if !cfg.Create {
 		if cfg.Limiter != nil || cfg.MaxItems != 0 || cfg.Mode != 0 {
 			return nil, kqError(fmt.Sprintf("open %q: Limiter, MaxItems and Mode are fixed at create", name), syscall.EINVAL)
 		}
-		k, err := openNamedKQ(name)
+		k, err := kq.OpenNamed(name)
 		if err != nil {
-			return nil, err
+			return nil, wrap(err)
 		}
 		return &SharedQueue{k: k, name: name}, nil
 	}
@@ -79,17 +80,17 @@ func NewSharedRateLimitingQueue(cfg SharedQueueConfig) (*SharedQueue, error) {
 	if !ok {
 		return nil, kqError(fmt.Sprintf("create %q: the limiter must be made of this package's", name), syscall.EINVAL)
 	}
-	k, err := createKQ(name, uint32(cfg.MaxItems), cfg.Mode, lim)
+	k, err := kq.CreateQueue(kq.CreateOpts{Name: name, MaxItems: uint32(cfg.MaxItems), Mode: cfg.Mode, Limiter: lim})
 	if errors.Is(err, syscall.EEXIST) {
-		k, err = openNamedKQ(name)
+		k, err = kq.OpenNamed(name)
 	}
 	if err != nil {
-		return nil, err
+		return nil, wrap(err)
 	}
 	return &SharedQueue{k: k, name: name}, nil
 }
 
-// keyBytes: key as heap memory the kernel may read (kernel.go): make() of
+// keyBytes: key as heap memory the kernel may read (kq.Handle): make() of
 // a length known only at run time is never on the stack.
 func keyBytes(key string) []byte {
 	b := make([]byte, len(key))
@@ -106,7 +107,7 @@ func (q *SharedQueue) add(call, key string, flags uint32, d time.Duration) error
 	if len(key) == 0 {
 		return kqError(call, syscall.EINVAL)
 	}
-	if _, _, e := q.k.add(keyBytes(key), flags, d); e != 0 {
+	if _, _, e := q.k.Add(keyBytes(key), flags, d, 0); e != 0 {
 		return kqError(fmt.Sprintf("%s %q", call, key), e)
 	}
 	return nil
@@ -115,20 +116,16 @@ func (q *SharedQueue) add(call, key string, flags uint32, d time.Duration) error
 // refuse counts a refused add (not after ShutDown: client-go ignores
 // those silently) and logs its kind once.
 func (q *SharedQueue) refuse(err error) {
-	var e syscall.Errno
-	if err == nil || (errors.As(err, &e) && (e == syscall.ESHUTDOWN || e == syscall.EBADF)) {
+	if err == nil {
 		return
 	}
-	q.refused.Add(1)
-	if _, seen := q.logged.LoadOrStore(e, struct{}{}); !seen {
-		log.Printf("workqueue: shared queue %q refused an add (further ones of this kind are only counted): %v", q.name, err)
-	}
+	q.refused.NoteError(fmt.Sprintf("workqueue: shared queue %q refused an add", q.name), err)
 }
 
 // Refused returns how many adds the kernel refused (Add, AddAfter,
 // AddRateLimited; not those after a shutdown).
 func (q *SharedQueue) Refused() uint64 {
-	return q.refused.Load()
+	return q.refused.Count()
 }
 
 // Add marks key as needing processing; see TryAdd for the error.
@@ -138,18 +135,18 @@ func (q *SharedQueue) Add(key string) {
 
 // AddAfter adds key after duration (the kernel's delay).
 func (q *SharedQueue) AddAfter(key string, duration time.Duration) {
-	q.refuse(q.add("add after", key, addAfter, duration))
+	q.refuse(q.add("add after", key, kq.AddAfter, duration))
 }
 
 // AddRateLimited adds key after the queue's limiter says so.
 func (q *SharedQueue) AddRateLimited(key string) {
-	q.refuse(q.add("add rate limited", key, addRateLimited, 0))
+	q.refuse(q.add("add rate limited", key, kq.AddRateLimited, 0))
 }
 
 // Forget makes the queue's limiter forget key's failures.
 func (q *SharedQueue) Forget(key string) {
 	if len(key) > 0 {
-		q.k.keyCall(iocForget, keyBytes(key), 0)
+		q.k.KeyCall(kq.IocForget, keyBytes(key), 0)
 	}
 }
 
@@ -158,7 +155,7 @@ func (q *SharedQueue) NumRequeues(key string) int {
 	if len(key) == 0 {
 		return 0
 	}
-	n, e := q.k.keyCall(iocNumRequeues, keyBytes(key), 0)
+	n, e := q.k.KeyCall(kq.IocNumRequeues, keyBytes(key), 0)
 	if e != 0 {
 		return 0
 	}
@@ -167,7 +164,7 @@ func (q *SharedQueue) NumRequeues(key string) int {
 
 // Len returns how many keys are queued.
 func (q *SharedQueue) Len() int {
-	qi, e := q.k.stat()
+	qi, e := q.k.Stat()
 	if e != 0 {
 		return 0
 	}
@@ -178,10 +175,10 @@ func (q *SharedQueue) Len() int {
 // Done, or until Close puts it back), or the queue is shut down and
 // empty, or the handle is closed (shutdown true).
 func (q *SharedQueue) Get() (key string, shutdown bool) {
-	buf := keyBufs.Get().(*[keyMax]byte)
+	buf := keyBufs.Get().(*[kq.KeyMax]byte)
 	defer keyBufs.Put(buf)
 	for {
-		n, e := q.k.get(buf[:])
+		n, _, e := q.k.Get(buf[:])
 		switch e {
 		case 0:
 			return string(buf[:n]), false
@@ -195,7 +192,7 @@ func (q *SharedQueue) Get() (key string, shutdown bool) {
 // Done ends key's processing (any handle of the queue may).
 func (q *SharedQueue) Done(key string) {
 	if len(key) > 0 {
-		q.k.keyCall(iocDone, keyBytes(key), 0)
+		q.k.KeyCall(kq.IocDone, keyBytes(key), 0)
 	}
 }
 
@@ -203,7 +200,7 @@ func (q *SharedQueue) Done(key string) {
 // queued ones are still handed out. It cuts short a drain of any process.
 func (q *SharedQueue) ShutDown() {
 	q.cancels.Add(1)
-	q.k.shutdown(0, nil)
+	q.k.Shutdown(0, nil)
 }
 
 // ShutDownWithDrain shuts the queue down and waits until nothing is
@@ -211,7 +208,7 @@ func (q *SharedQueue) ShutDown() {
 // Close, cuts it short.
 func (q *SharedQueue) ShutDownWithDrain() {
 	c := q.cancels.Load()
-	q.k.shutdown(shutdownDrain, func() bool {
+	q.k.Shutdown(kq.ShutdownDrain, func() bool {
 		return q.cancels.Load() != c || q.closed.Load()
 	})
 }
@@ -219,8 +216,8 @@ func (q *SharedQueue) ShutDownWithDrain() {
 // ShuttingDown says whether the queue is shutting down (by any process),
 // or this handle is closed.
 func (q *SharedQueue) ShuttingDown() bool {
-	qi, e := q.k.stat()
-	return e != 0 || qi.State&stateShuttingDown != 0
+	qi, e := q.k.Stat()
+	return e != 0 || qi.State&kq.StateShuttingDown != 0
 }
 
 // Close closes this handle: keys it holds (got and not done) go back to
@@ -230,5 +227,5 @@ func (q *SharedQueue) Close() error {
 	if q.closed.Swap(true) {
 		return nil
 	}
-	return q.k.close()
+	return q.k.Close()
 }

@@ -9,10 +9,10 @@ package workqueue_test
 
 import (
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 
+	"wq.dev/go/internal/kqtest"
 	"wq.dev/go/workqueue"
 )
 
@@ -86,12 +86,6 @@ type benchQueue interface {
 	ShutDown()
 }
 
-func needDev(b *testing.B) {
-	if _, err := os.Stat("/dev/wq"); err != nil {
-		b.Skip("no /dev/wq")
-	}
-}
-
 func cycle(b *testing.B, q benchQueue) {
 	defer q.ShutDown()
 	b.ResetTimer()
@@ -112,7 +106,7 @@ func kernelQueue(b *testing.B) *workqueue.Typed[string] {
 
 // The single-key cycle: Add, Get, Done of one key, one goroutine.
 func BenchmarkWqBenchCycle(b *testing.B) {
-	needDev(b)
+	kqtest.NeedKernel(b)
 	cycle(b, kernelQueue(b))
 }
 
@@ -148,7 +142,7 @@ func p1c1(b *testing.B, q benchQueue) {
 
 // One producer and one consumer goroutine: time per key.
 func BenchmarkWqBenchP1C1(b *testing.B) {
-	needDev(b)
+	kqtest.NeedKernel(b)
 	p1c1(b, kernelQueue(b))
 }
 

@@ -1,19 +1,15 @@
 package workqueue
 
-// Tests that need no kernel: the limiters' kernel form, the bucket's
-// arithmetic, and the ABI's layout against the C header (the layout file
-// is written by a C program the build runs: WQ_LAYOUT_FILE).
+// Tests that need no kernel: the limiters' kernel form and the bucket's
+// arithmetic (the ABI's layout is checked in wq.dev/go/internal/kq).
 
 import (
-	"bufio"
 	"math"
-	"os"
-	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
+
+	"wq.dev/go/internal/kq"
 )
 
 func TestWqDefaultLimiterIsTheKernelDefault(t *testing.T) {
@@ -21,9 +17,9 @@ func TestWqDefaultLimiterIsTheKernelDefault(t *testing.T) {
 	if !ok {
 		t.Fatal("the default limiter cannot be the kernel's")
 	}
-	want := wqLimiter{NrTerms: 2}
-	want.Terms[0] = wqLimiterTerm{Kind: limiterExponential, A: 5000000, B: 1000000000000}
-	want.Terms[1] = wqLimiterTerm{Kind: limiterBucket, A: 10000000000, B: 100}
+	want := kq.Limiter{NrTerms: 2}
+	want.Terms[0] = kq.LimiterTerm{Kind: kq.LimiterExponential, A: 5000000, B: 1000000000000}
+	want.Terms[1] = kq.LimiterTerm{Kind: kq.LimiterBucket, A: 10000000000, B: 100}
 	if *lim != want {
 		t.Errorf("got %+v, want %+v (WQ_LIMITER_DEFAULT_INIT)", *lim, want)
 	}
@@ -76,7 +72,7 @@ func TestWqLimiterKernelForms(t *testing.T) {
 		}
 		n := int(lim.NrTerms)
 		if c.cap != 0 || strings.Contains(c.name, "cap") {
-			if n == 0 || lim.Terms[n-1].Kind != limiterMaxWait || lim.Terms[n-1].A != c.cap {
+			if n == 0 || lim.Terms[n-1].Kind != kq.LimiterMaxWait || lim.Terms[n-1].A != c.cap {
 				t.Errorf("%s: no cap of %d in %+v", c.name, c.cap, lim)
 			}
 			n--
@@ -114,76 +110,5 @@ func TestWqBucketArithmetic(t *testing.T) {
 	}
 	if d := NewTypedBucketRateLimiter[int](math.Inf(1), 0).When(1); d != 0 {
 		t.Errorf("infinite rate: %v", d)
-	}
-}
-
-// The struct layouts against the C header's, as a C program printed them:
-// "struct NAME SIZE" and "field NAME.FIELD OFFSET" lines.
-func TestWqLayoutMatchesTheHeader(t *testing.T) {
-	path := os.Getenv("WQ_LAYOUT_FILE")
-	if path == "" {
-		t.Skip("WQ_LAYOUT_FILE not set (make go-test writes it)")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	types := map[string]reflect.Type{
-		"wq_limiter_term": reflect.TypeOf(wqLimiterTerm{}),
-		"wq_limiter":      reflect.TypeOf(wqLimiter{}),
-		"wq_create":       reflect.TypeOf(wqCreate{}),
-		"wq_name":         reflect.TypeOf(wqName{}),
-		"wq_add":          reflect.TypeOf(wqAdd{}),
-		"wq_get":          reflect.TypeOf(wqGet{}),
-		"wq_key":          reflect.TypeOf(wqKey{}),
-		"wq_shutdown":     reflect.TypeOf(wqShutdown{}),
-		"wq_queue_info":   reflect.TypeOf(wqQueueInfo{}),
-		"wq_module_info":  reflect.TypeOf(wqModuleInfo{}),
-	}
-	checked := 0
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		w := strings.Fields(s.Text())
-		if len(w) != 3 {
-			continue
-		}
-		want, _ := strconv.Atoi(w[2])
-		switch w[0] {
-		case "struct":
-			typ, ok := types[w[1]]
-			if !ok {
-				t.Errorf("no Go type for struct %s", w[1])
-				continue
-			}
-			if int(typ.Size()) != want {
-				t.Errorf("struct %s: Go size %d, C size %d", w[1], typ.Size(), want)
-			}
-		case "field":
-			sf := strings.SplitN(w[1], ".", 2)
-			typ, ok := types[sf[0]]
-			if !ok {
-				t.Errorf("no Go type for struct %s", sf[0])
-				continue
-			}
-			goName := strings.ReplaceAll(sf[1], "_", "")
-			fld, ok := typ.FieldByNameFunc(func(n string) bool {
-				return strings.EqualFold(n, goName)
-			})
-			if !ok {
-				t.Errorf("struct %s: no Go field for %s", sf[0], sf[1])
-				continue
-			}
-			if int(fld.Offset) != want {
-				t.Errorf("%s: Go offset %d, C offset %d", w[1], fld.Offset, want)
-			}
-		}
-		checked++
-	}
-	if checked < 20 {
-		t.Errorf("only %d layout lines checked", checked)
-	}
-	if unsafe.Sizeof(wqAdd{}) != 40 {
-		t.Errorf("struct wq_add: %d bytes", unsafe.Sizeof(wqAdd{}))
 	}
 }

@@ -15,20 +15,16 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-func needKernel(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(devPath); err != nil {
-		t.Skip("no /dev/wq (the wq module is not loaded)")
-	}
-}
+	"wq.dev/go/internal/kq"
+	"wq.dev/go/internal/kqtest"
+)
 
 // Items of any comparable type, keys the kernel could not hold as bytes
 // (empty, longer than 4096) included, come back as they went in; the
 // package lets go of each once the kernel does.
 func TestWqItemsOfAnyType(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	type point struct{ x, y int }
 	q := NewTyped[any]()
 	defer q.ShutDown()
@@ -49,7 +45,7 @@ func TestWqItemsOfAnyType(t *testing.T) {
 		}
 		q.Done(got)
 	}
-	if n := q.in.size(); n != 0 {
+	if n := q.b.In.Size(); n != 0 {
 		t.Errorf("%d items still kept after their Done", n)
 	}
 	if err := q.Err(); err != nil {
@@ -59,7 +55,7 @@ func TestWqItemsOfAnyType(t *testing.T) {
 
 // Two queues are two kernel queues.
 func TestWqQueuesAreApart(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	a, b := NewTyped[string](), NewTyped[string]()
 	defer a.ShutDown()
 	defer b.ShutDown()
@@ -71,7 +67,7 @@ func TestWqQueuesAreApart(t *testing.T) {
 
 // A dirty item is queued again at Done and kept until its last Done.
 func TestWqDirtyItemIsKept(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	q := NewTyped[*int]()
 	defer q.ShutDown()
 	v := new(int)
@@ -79,13 +75,13 @@ func TestWqDirtyItemIsKept(t *testing.T) {
 	got, _ := q.Get()
 	q.Add(v) // dirty
 	q.Done(got)
-	if q.in.size() != 1 || q.Len() != 1 {
-		t.Fatalf("after the first Done: %d kept, Len %d", q.in.size(), q.Len())
+	if q.b.In.Size() != 1 || q.Len() != 1 {
+		t.Fatalf("after the first Done: %d kept, Len %d", q.b.In.Size(), q.Len())
 	}
 	got, _ = q.Get()
 	q.Done(got)
-	if q.in.size() != 0 {
-		t.Errorf("%d kept after the last Done", q.in.size())
+	if q.b.In.Size() != 0 {
+		t.Errorf("%d kept after the last Done", q.b.In.Size())
 	}
 }
 
@@ -107,7 +103,7 @@ func threads(t *testing.T) int {
 // 200 goroutines waiting in Get hold a handful of OS threads, not 200;
 // ShutDown wakes them all.
 func TestWqBlockedGettersHoldNoThreads(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	q := NewTyped[int]()
 	before := threads(t)
 	var wg sync.WaitGroup
@@ -152,7 +148,7 @@ func TestWqBlockedGettersHoldNoThreads(t *testing.T) {
 
 // AddAfter waits in the kernel, never less than asked.
 func TestWqAddAfter(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	q := NewTypedDelayingQueue[string]()
 	defer q.ShutDown()
 	start := time.Now()
@@ -173,7 +169,7 @@ func TestWqAddAfter(t *testing.T) {
 
 // This package's limiter is the kernel's; a foreign one runs in Go.
 func TestWqRateLimiters(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	q := NewTypedRateLimitingQueue[string](NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second))
 	defer q.ShutDown()
 	if r := q.(*rateLimitingType[string]); r.kernel == nil {
@@ -240,7 +236,7 @@ func (p *countingProvider) NewLongestRunningProcessorSecondsMetric(string) Setta
 
 // A named queue reports client-go's calls for what the process did.
 func TestWqMetrics(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	p := &countingProvider{n: map[string]int{}}
 	q := NewTypedRateLimitingQueueWithConfig[string](DefaultTypedControllerRateLimiter[string](),
 		TypedRateLimitingQueueConfig[string]{Name: "m", MetricsProvider: p})
@@ -279,7 +275,7 @@ func TestWqMetrics(t *testing.T) {
 // once: the kernel hands out only items the process knows, and once all
 // is done the package keeps none.
 func TestWqInternerUnderConcurrency(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	q := NewTypedRateLimitingQueue[int](NewTypedItemExponentialFailureRateLimiter[int](time.Microsecond, time.Millisecond))
 	base := q.(*rateLimitingType[int]).delaying.base
 	var wg sync.WaitGroup
@@ -322,14 +318,14 @@ func TestWqInternerUnderConcurrency(t *testing.T) {
 	for i := 0; i < 7; i++ { // what the last Forgets raced with
 		q.Forget(i)
 	}
-	if n := base.in.size(); n != 0 {
+	if n := base.b.In.Size(); n != 0 {
 		t.Errorf("%d items kept after everything was done and forgotten", n)
 	}
 }
 
 // The kernel's delays of this package's limiter are client-go's When.
 func TestWqKernelLimiterIsClientGos(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	lim := NewTypedMaxOfRateLimiter(
 		NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, 40*time.Millisecond),
 		NewTypedItemFastSlowRateLimiter[string](3*time.Millisecond, 30*time.Millisecond, 2))
@@ -337,17 +333,17 @@ func TestWqKernelLimiterIsClientGos(t *testing.T) {
 	if !ok {
 		t.Fatal("not the kernel's")
 	}
-	k, err := createKQ("", 0, 0, kl)
+	k, err := kq.CreateQueue(kq.CreateOpts{Limiter: kl})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer k.close()
+	defer k.Close()
 	golim := NewTypedMaxOfRateLimiter(
 		NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, 40*time.Millisecond),
 		NewTypedItemFastSlowRateLimiter[string](3*time.Millisecond, 30*time.Millisecond, 2))
 	key := keyBytes("k")
 	for i := 0; i < 10; i++ {
-		_, d, e := k.add(key, addRateLimited, 0)
+		_, d, e := k.Add(key, kq.AddRateLimited, 0, 0)
 		if e != 0 {
 			t.Fatal(e)
 		}
@@ -364,7 +360,7 @@ func sharedName(t *testing.T) string {
 }
 
 func TestWqSharedQueue(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	name := sharedName(t)
 	_, err := NewSharedRateLimitingQueue(SharedQueueConfig{Name: name})
 	if !errors.Is(err, syscall.ENOENT) {
@@ -422,12 +418,12 @@ func (foreignString) Forget(string)             {}
 func (foreignString) NumRequeues(string) int    { return 0 }
 
 func destroy(name string) {
-	destroyNamed(name)
+	kq.DestroyNamed(name)
 }
 
 // Go, wqctl (C, libwq) and the queue: the same keys.
 func TestWqSharedWithWqctl(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	wqctl, err := exec.LookPath("wqctl")
 	if err != nil {
 		t.Skip("no wqctl in PATH")
@@ -456,7 +452,7 @@ func TestWqSharedWithWqctl(t *testing.T) {
 
 // A Get blocked on a shared handle returns shutdown when it is closed.
 func TestWqSharedCloseWakesGet(t *testing.T) {
-	needKernel(t)
+	kqtest.NeedKernel(t)
 	name := sharedName(t)
 	q, err := NewSharedRateLimitingQueue(SharedQueueConfig{Name: name, Create: true})
 	if err != nil {
