@@ -259,27 +259,25 @@ static int wq_take_deliver(struct kwq *q, struct kwq_take *t,
 	return -EFAULT;
 }
 
-/**
- * wq_ioc_get_batch() - WQ_IOC_GET_BATCH: Get of up to count keys
- * @h: the handle
- * @q: its queue
- * @arg: the struct wq_batch
- * @uarg: unused
- *
- * Waits as WQ_IOC_GET for the first key only; then takes, chunk by chunk
- * and without waiting, the keys queued that fit the rest of the buffer.
- * Keys delivered stay delivered: a later chunk that faults ends the call
- * with the count so far.
- *
- * Return: how many keys were taken (>= 1), or the error of the first
- * chunk (as WQ_IOC_GET: -EAGAIN, -ETIMEDOUT, -ERESTARTSYS, -ESHUTDOWN,
- * -EMSGSIZE if the first key does not fit; a buffer of WQ_KEY_MAX bytes
- * always fits one), or a call-level error.
- */
-long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
-		      void __user *uarg)
+/* The fields of a GET_BATCH, checked: 0 and its deadline, or -errno. */
+static int wq_get_batch_check(const struct wq_batch *b, ktime_t *deadline)
 {
-	struct wq_batch *b = arg;
+	if ((b->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || !b->count ||
+	    b->count > WQ_BATCH_MAX || b->priority || b->reserved ||
+	    wq_deadline(b->deadline_ns, deadline))
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(b->keys),
+		       (size_t)b->count * sizeof(struct wq_iov)) ||
+	    (b->results && !access_ok(u64_to_user_ptr(b->results),
+				      (size_t)b->count * sizeof(s32))))
+		return -EFAULT;
+	return 0;
+}
+
+/* GET_BATCH of @b, checked (wq_get_batch_check(), @deadline its). */
+static long wq_get_batch(struct wq_handle *h, struct kwq *q,
+			 const struct wq_batch *b, ktime_t deadline)
+{
 	struct kwq_holder *holder = &h->holder;
 	u8 __user *ubuf = u64_to_user_ptr(b->buf);
 	struct wq_iov __user *ukeys = u64_to_user_ptr(b->keys);
@@ -288,17 +286,9 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 	struct wq_take_chunk *c;
 	struct wq_scratch *s;
 	u64 off = 0, cap;
-	ktime_t deadline;
 	u32 total = 0;
 	long ret;
 
-	if ((b->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || !b->count ||
-	    b->count > WQ_BATCH_MAX || b->priority || b->reserved ||
-	    wq_deadline(b->deadline_ns, &deadline))
-		return -EINVAL;
-	if (!access_ok(ukeys, (size_t)b->count * sizeof(*ukeys)) ||
-	    (uprios && !access_ok(uprios, (size_t)b->count * sizeof(*uprios))))
-		return -EFAULT;
 	/* an O_NONBLOCK file never sleeps: -EAGAIN (uapi: struct wq_get) */
 	if ((b->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
 		flags |= KWQ_GET_NONBLOCK;
@@ -346,4 +336,67 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 out:
 	wq_scratch_put(s);
 	return ret;
+}
+
+/**
+ * wq_ioc_get_batch() - WQ_IOC_GET_BATCH: Get of up to count keys
+ * @h: the handle
+ * @q: its queue
+ * @arg: the struct wq_batch
+ * @uarg: unused
+ *
+ * Waits as WQ_IOC_GET for the first key only; then takes, chunk by chunk
+ * and without waiting, the keys queued that fit the rest of the buffer.
+ * Keys delivered stay delivered: a later chunk that faults ends the call
+ * with the count so far.
+ *
+ * Return: how many keys were taken (>= 1), or the error of the first
+ * chunk (as WQ_IOC_GET: -EAGAIN, -ETIMEDOUT, -ERESTARTSYS, -ESHUTDOWN,
+ * -EMSGSIZE if the first key does not fit; a buffer of WQ_KEY_MAX bytes
+ * always fits one), or a call-level error.
+ */
+long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
+		      void __user *uarg)
+{
+	ktime_t deadline;
+
+	return wq_get_batch_check(arg, &deadline) ?:
+	       wq_get_batch(h, q, arg, deadline);
+}
+
+/**
+ * wq_ioc_done_get_batch() - WQ_IOC_DONE_GET_BATCH: Done of each key, then
+ * Get of up to count keys
+ * @h: the handle
+ * @q: its queue
+ * @arg: the struct wq_done_get_batch
+ * @uarg: unused
+ *
+ * Return: as wq_ioc_get_batch(), or an error of the Done call itself.
+ */
+long wq_ioc_done_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
+			   void __user *uarg)
+{
+	struct wq_done_get_batch *d = arg;
+	struct wq_batch done = {
+		.count = d->n_done,
+		.keys = d->done_keys,
+		.results = d->done_results,
+	};
+	ktime_t deadline;
+	long ret;
+
+	/* every field first: a bad call ends nothing */
+	if (d->reserved || d->n_done > WQ_BATCH_MAX ||
+	    (!d->n_done && (d->done_keys || d->done_results)))
+		return -EINVAL;
+	ret = wq_get_batch_check(&d->get, &deadline);
+	if (ret)
+		return ret;
+	if (d->n_done) {
+		ret = wq_batch_keys(h, q, &done, false);
+		if (ret < 0)
+			return ret;
+	}
+	return wq_get_batch(h, q, &d->get, deadline);
 }

@@ -274,6 +274,12 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	[_IOC_NR(WQ_IOC_CANCEL_AFTER)] =
 		WQ_OP(WQ_IOC_CANCEL_AFTER, wq_ioc_cancel_after, struct wq_key,
 		      value, WQ_OP_WRITE),
+	[_IOC_NR(WQ_IOC_DONE_GET)] =
+		WQ_OP(WQ_IOC_DONE_GET, wq_ioc_done_get, struct wq_done_get,
+		      reserved, WQ_OP_READ | WQ_OP_COPIES_OUT),
+	[_IOC_NR(WQ_IOC_DONE_GET_BATCH)] =
+		WQ_OP(WQ_IOC_DONE_GET_BATCH, wq_ioc_done_get_batch,
+		      struct wq_done_get_batch, done_results, WQ_OP_READ),
 };
 
 union wq_ioctl_buf {
@@ -289,6 +295,8 @@ union wq_ioctl_buf {
 	struct wq_batch batch;
 	struct wq_metrics_req metrics;
 	struct wq_key_info key_state;
+	struct wq_done_get done_get;
+	struct wq_done_get_batch done_get_batch;
 };
 
 static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -65,6 +65,10 @@ long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg,
 		   void __user *uarg);
 long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
 			 void __user *uarg);
+long wq_ioc_done_get(struct wq_handle *h, struct kwq *q, void *arg,
+		     void __user *uarg);
+long wq_ioc_done_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
+			   void __user *uarg);
 long wq_ioc_cancel_after(struct wq_handle *h, struct kwq *q, void *arg,
 			 void __user *uarg);
 long wq_ioc_key_state(struct wq_handle *h, struct kwq *q, void *arg,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The single-key ioctls of /dev/wq: WQ_IOC_ADD, WQ_IOC_GET, WQ_IOC_DONE,
- * WQ_IOC_FORGET, WQ_IOC_NUM_REQUEUES, WQ_IOC_CANCEL_AFTER and
- * WQ_IOC_KEY_STATE (the batch ones are in wq_batch.c,
+ * WQ_IOC_FORGET, WQ_IOC_NUM_REQUEUES, WQ_IOC_CANCEL_AFTER,
+ * WQ_IOC_KEY_STATE and WQ_IOC_DONE_GET (the batch ones are in wq_batch.c,
  * the dispatch in wq_dev.c). Short keys travel through the stack and are
  * copied in 8-byte words (wq_uaccess.h); a record is allocated only for a
  * new key with no spare record (wq_record.h).
@@ -94,24 +94,29 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	return ret;
 }
 
-long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
-		void __user *uarg)
+/* The fields of a Get, checked: 0 and its deadline, or -EINVAL. */
+static int wq_get_check(const struct wq_get *g, ktime_t *deadline)
 {
-	struct wq_get __user *ug = uarg;
-	struct wq_get *g = arg;
+	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->priority ||
+	    g->key_len || wq_deadline(g->deadline_ns, deadline))
+		return -EINVAL;
+	return 0;
+}
+
+/* GET of @g (checked, @deadline its), results to @ug. */
+static long wq_get_key(struct wq_handle *h, struct kwq *q,
+		       const struct wq_get *g, ktime_t deadline,
+		       struct wq_get __user *ug)
+{
 	struct kwq_holder *holder = &h->holder;
 	unsigned int flags = 0;
 	u8 small[WQ_DEV_SMALL_KEY];
 	u32 cap, len = 0;
 	u64 gen = 0;
 	s32 prio = 0;
-	ktime_t deadline;
 	void *buf = small;
 	long ret;
 
-	if ((g->flags & ~(WQ_GET_NONBLOCK | WQ_GET_DETACH)) || g->priority ||
-	    g->key_len || wq_deadline(g->deadline_ns, &deadline))
-		return -EINVAL;
 	/* an O_NONBLOCK file never sleeps: -EAGAIN (uapi: struct wq_get) */
 	if ((g->flags & WQ_GET_NONBLOCK) || (h->file->f_flags & O_NONBLOCK))
 		flags |= KWQ_GET_NONBLOCK;
@@ -152,6 +157,15 @@ long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
 	if (buf != small)
 		kfree(buf);
 	return ret ? ret : (long)len;
+}
+
+long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,
+		void __user *uarg)
+{
+	ktime_t deadline;
+
+	return wq_get_check(arg, &deadline) ?:
+	       wq_get_key(h, q, arg, deadline, uarg);
 }
 
 /*
@@ -265,4 +279,33 @@ long wq_ioc_key_state(struct wq_handle *h, struct kwq *q, void *arg,
 	ks->ready_ns = info.ready_ns;
 	ks->requeues = info.requeues;
 	return 0;
+}
+
+long wq_ioc_done_get(struct wq_handle *h, struct kwq *q, void *arg,
+		     void __user *uarg)
+{
+	struct wq_done_get *dg = arg;
+	u8 small[WQ_DEV_SMALL_KEY];
+	ktime_t deadline;
+	void *key;
+	long ret;
+
+	/* every field first: a bad call ends nothing */
+	if (dg->reserved || (!dg->prev_len && dg->prev) ||
+	    (dg->prev_len && kwq_check_key_len(dg->prev_len)) ||
+	    wq_get_check(&dg->get, &deadline))
+		return -EINVAL;
+	if (dg->prev_len) {
+		struct wq_key k = { .key_len = dg->prev_len, .key = dg->prev };
+
+		key = wq_copy_key(&k, 0, small);
+		if (IS_ERR(key))
+			return PTR_ERR(key);
+		ret = kwq_queue_done(q, key, dg->prev_len);
+		wq_free_key(key, small);
+		if (ret)
+			return ret;
+	}
+	/* struct wq_get is the struct's head: GET's results land in it */
+	return wq_get_key(h, q, &dg->get, deadline, uarg);
 }

@@ -41,6 +41,10 @@ const struct cmdinfo cmds[] = {
 	C(WQ_IOC_METRICS, struct wq_metrics_req, metrics, ENOMEM),
 	C(WQ_IOC_KEY_STATE, struct wq_key_info, reserved, ENOMEM),
 	C(WQ_IOC_CANCEL_AFTER, struct wq_key, value, ENOMEM),
+	C(WQ_IOC_DONE_GET, struct wq_done_get, reserved,
+	  ENOENT, EAGAIN, ETIMEDOUT, EINTR, ESHUTDOWN, EMSGSIZE, ENOMEM),
+	C(WQ_IOC_DONE_GET_BATCH, struct wq_done_get_batch, done_results,
+	  EAGAIN, ETIMEDOUT, EINTR, ESHUTDOWN, EMSGSIZE, ENOMEM),
 #undef C
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

@@ -207,6 +207,32 @@ static void build_batch(struct wq_batch *b, unsigned int cmd)
 	}
 }
 
+/* DONE_GET: a GET, and a key to end first (or none) */
+static void build_done_get(struct wq_done_get *d)
+{
+	build_get(&d->get);
+	d->prev_len = chance(20) ? 0 : key_len_val();
+	d->prev = d->prev_len ? key_ptr(d->prev_len) : chance(95) ? 0 : rnd();
+	d->reserved = reserved_val();
+}
+
+/* DONE_GET_BATCH: a GET_BATCH, and keys to end first (or none) */
+static void build_done_get_batch(struct wq_done_get_batch *d)
+{
+	struct wq_batch done = { 0 };
+
+	build_batch(&d->get, WQ_IOC_GET_BATCH);
+	d->n_done = chance(20) ? 0 : chance(95) ? 1 + rn(8) : rnd();
+	if (d->n_done && d->n_done <= WQ_BATCH_MAX) {
+		done.count = d->n_done;
+		done.keys = place(d->n_done * sizeof(struct wq_iov), 8);
+		build_batch_keys(&done, d->n_done);
+	}
+	d->done_keys = done.keys;
+	d->done_results = d->n_done && chance(50) ? place(d->n_done * 4, 10) : 0;
+	d->reserved = reserved_val();
+}
+
 static void build_metrics(struct wq_metrics_req *m)
 {
 	static const uint32_t ms[] = { 0, WQ_METRICS_INFO_SIZE_VER0 - 1,
@@ -243,7 +269,8 @@ static void build(unsigned int ci, unsigned char *s, uint32_t *clean,
 	unsigned int cmd = cmds[ci].cmd, i;
 
 	*hint = cmd == WQ_IOC_ADD || cmd == WQ_IOC_GET ||
-		cmd == WQ_IOC_SHUTDOWN || cmd == WQ_IOC_GET_BATCH;
+		cmd == WQ_IOC_SHUTDOWN || cmd == WQ_IOC_GET_BATCH ||
+		cmd == WQ_IOC_DONE_GET || cmd == WQ_IOC_DONE_GET_BATCH;
 	switch (cmd) {
 	case WQ_IOC_CREATE: build_create((void *)s); break;
 	case WQ_IOC_OPEN:
@@ -261,6 +288,8 @@ static void build(unsigned int ci, unsigned char *s, uint32_t *clean,
 	case WQ_IOC_GET_BATCH:
 	case WQ_IOC_DONE_BATCH: build_batch((void *)s, cmd); break;
 	case WQ_IOC_METRICS: build_metrics((void *)s); break;
+	case WQ_IOC_DONE_GET: build_done_get((void *)s); break;
+	case WQ_IOC_DONE_GET_BATCH: build_done_get_batch((void *)s); break;
 	default: break;	/* MODULE_INFO, STAT: read-only */
 	}
 	*clean = 1;
@@ -440,7 +469,12 @@ static void check_result(int fd, unsigned int ci, unsigned char *s, long r,
 	memcpy(s, (void *)(uintptr_t)arg, full < size ? full : size);
 	switch (cmd) {
 	case WQ_IOC_GET:
+	case WQ_IOC_DONE_GET:	/* the GET's results, in the struct's head */
 		check_get(fd, (const void *)s, r, clean, arg, size);
+		break;
+	case WQ_IOC_DONE_GET_BATCH:
+		if (clean)
+			check_batch_results(WQ_IOC_GET_BATCH, &bin, r, arg, size);
 		break;
 	case WQ_IOC_ADD_BATCH:
 	case WQ_IOC_GET_BATCH:

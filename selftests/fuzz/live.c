@@ -192,6 +192,32 @@ static void live_get(void)
 	remember(at(AT_BUF), (uint32_t)r, slot);
 }
 
+/* The worker loop's call: DONE of the key at AT_KEYS, then a GET. */
+static void live_done_get(int slot, uint32_t len)
+{
+	struct wq_done_get *dg = at(AT_STRUCT);
+	long r;
+
+	memset(dg, 0, sizeof(*dg));
+	dg->prev = uat(AT_KEYS);
+	dg->prev_len = len;
+	dg->get.flags = chance(70) ? WQ_GET_NONBLOCK : 0;
+	dg->get.buf = uat(AT_BUF);
+	dg->get.buf_cap = WQ_KEY_MAX;
+	dg->get.deadline_ns = short_deadline();
+	r = live_call(slot, WQ_IOC_DONE_GET, uat(AT_STRUCT), 1);
+	if (r <= 0)
+		return;
+	if (r > WQ_KEY_MAX || (uint32_t)r != dg->get.key_len) {
+		fail("live DONE_GET returned %ld, key_len %u", r,
+		     dg->get.key_len);
+		return;
+	}
+	check_key_prio("live DONE_GET", at(AT_BUF), (uint64_t)r,
+		       dg->get.priority);
+	remember(at(AT_BUF), (uint32_t)r, slot);
+}
+
 /* A done of a key held (its own slot mostly), or of any pool key. */
 static void live_done(void)
 {
@@ -213,8 +239,12 @@ static void live_done(void)
 	}
 	if (slot < 0)
 		slot = live_slot(ACC_READ);
-	if (slot >= 0)
+	if (slot < 0)
+		return;
+	if (chance(60))
 		live_call(slot, WQ_IOC_DONE, uat(AT_STRUCT), 0);
+	else
+		live_done_get(slot, k->key_len);
 }
 
 /*
@@ -278,14 +308,30 @@ static void live_batch_in(unsigned int cmd)
 
 static void live_get_batch(void)
 {
-	struct wq_batch *b = at(AT_STRUCT);
+	struct wq_done_get_batch *d = at(AT_STRUCT);
+	struct wq_batch *b = &d->get;
 	struct wq_iov *iov = at(AT_IOV);
 	int slot = live_slot(ACC_READ);
+	uint32_t n_done = 0;
+	int loop = chance(60);	/* the worker loop's call (DONE_GET_BATCH) */
 	long r, i;
 
 	if (slot < 0)
 		return;
-	memset(b, 0, sizeof(*b));
+	/* held keys done first, if there are */
+	if (loop && nheld) {
+		n_done = 1 + rn(LIVE_BATCH);
+		if (n_done > (uint32_t)nheld)
+			n_done = (uint32_t)nheld;
+		batch_keys(n_done, 1, 0, NKEYS);
+		memcpy(at(AT_IOV + 512), iov, n_done * sizeof(*iov));
+	}
+	memset(d, 0, sizeof(*d));
+	if (n_done) {
+		d->done_keys = uat(AT_IOV + 512);
+		d->n_done = n_done;
+		d->done_results = chance(50) ? uat(AT_RESULTS + 512) : 0;
+	}
 	b->flags = (chance(40) ? WQ_GET_NONBLOCK : 0) |
 		   (chance(10) ? WQ_GET_DETACH : 0);
 	b->count = 1 + rn(LIVE_BATCH);
@@ -294,7 +340,8 @@ static void live_get_batch(void)
 	b->buf = uat(AT_BUF);
 	b->buf_cap = BUF_CAP;
 	b->deadline_ns = short_deadline();
-	r = live_call(slot, WQ_IOC_GET_BATCH, uat(AT_STRUCT), 1);
+	r = live_call(slot, loop ? WQ_IOC_DONE_GET_BATCH : WQ_IOC_GET_BATCH,
+		      uat(AT_STRUCT), 1);
 	if (r > (long)b->count)
 		fail("live GET_BATCH returned %ld of %u", r, b->count);
 	for (i = 0; i < r && i < (long)b->count; i++) {

@@ -343,6 +343,29 @@ struct wq_get {
 	__u64 deadline_ns;
 };
 
+/**
+ * struct wq_done_get - WQ_IOC_DONE_GET: Done of one key, then Get
+ * @get: the Get, as WQ_IOC_GET's struct (its out fields written as GET
+ *	writes them)
+ * @prev: user pointer to the key to end first (Done), or 0
+ * @prev_len: its length, 1..WQ_KEY_MAX; 0 (with @prev 0) for no Done
+ * @reserved: must be 0
+ *
+ * A worker loop's two calls in one: Done of @prev, then Get. Every field
+ * is checked before either happens. If the Done fails (-ENOENT: @prev is
+ * not being processed; -EFAULT: its bytes) nothing else happens and that
+ * is the result; else the Get's, as WQ_IOC_GET's. A consumer's call (read
+ * access). (WQ_FEATURE_DONE_GET.)
+ *
+ * Errors: those of WQ_IOC_DONE and WQ_IOC_GET.
+ */
+struct wq_done_get {
+	struct wq_get get;
+	__u64 prev;
+	__u32 prev_len;
+	__u32 reserved;
+};
+
 /* struct wq_key.flags */
 #define WQ_KEY_RESULT_STATE	_BITUL(0)	/* DONE, FORGET: return the state */
 
@@ -510,6 +533,33 @@ struct wq_batch {
 	__u32 reserved;
 };
 
+/**
+ * struct wq_done_get_batch - WQ_IOC_DONE_GET_BATCH: Done of keys, then Get
+ * @get: the Get, as WQ_IOC_GET_BATCH's struct
+ * @done_keys: user pointer to @n_done struct wq_iov, the keys to end
+ *	first, as WQ_IOC_DONE_BATCH ends them; 0 with @n_done 0
+ * @n_done: 0..WQ_BATCH_MAX
+ * @reserved: must be 0
+ * @done_results: user pointer to @n_done __s32, each Done's result (0 or
+ *	-errno), or 0 for none
+ *
+ * WQ_IOC_DONE_BATCH then WQ_IOC_GET_BATCH in one call: a key that was not
+ * being processed does not stop the others (its result says -ENOENT), and
+ * the Get follows. The call's result is the Get's; an error of the Done
+ * call itself (-EINVAL, -EFAULT on @done_keys or @done_results, -ENOMEM)
+ * ends it before the Get, as does a bad field of @get, found first.
+ * (WQ_FEATURE_DONE_GET.)
+ *
+ * Errors: those of WQ_IOC_DONE_BATCH and WQ_IOC_GET_BATCH.
+ */
+struct wq_done_get_batch {
+	struct wq_batch get;
+	__u64 done_keys;
+	__u32 n_done;
+	__u32 reserved;
+	__u64 done_results;
+};
+
 /* struct wq_queue_info.state bits */
 #define WQ_STATE_SHUTTING_DOWN	_BITUL(0)
 #define WQ_STATE_DRAINING	_BITUL(1)	/* a drain is waiting */
@@ -600,6 +650,7 @@ struct wq_list {
 #define WQ_FEATURE_KEY_STATE	_BITUL(1)	/* WQ_KEY_RESULT_STATE */
 #define WQ_FEATURE_PRIORITY	_BITUL(2)	/* WQ_CREATE_PRIORITY, WQ_ADD_PRIORITY */
 #define WQ_FEATURE_KEY_CALLS	_BITUL(3)	/* KEY_STATE, CANCEL_AFTER */
+#define WQ_FEATURE_DONE_GET	_BITUL(4)	/* DONE_GET, DONE_GET_BATCH */
 
 /**
  * struct wq_module_info - WQ_IOC_MODULE_INFO: what this module supports
@@ -800,5 +851,7 @@ struct wq_metrics_req {
 #define WQ_IOC_METRICS		_IOW(WQ_IOC_MAGIC, 0x1a, struct wq_metrics_req)
 #define WQ_IOC_KEY_STATE	_IOWR(WQ_IOC_MAGIC, 0x1b, struct wq_key_info)
 #define WQ_IOC_CANCEL_AFTER	_IOW(WQ_IOC_MAGIC, 0x1c, struct wq_key)
+#define WQ_IOC_DONE_GET		_IOWR(WQ_IOC_MAGIC, 0x1d, struct wq_done_get)
+#define WQ_IOC_DONE_GET_BATCH	_IOW(WQ_IOC_MAGIC, 0x1e, struct wq_done_get_batch)
 
 #endif /* _UAPI_LINUX_WQ_H */
