@@ -34,21 +34,39 @@ static int kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
 }
 
 /*
- * Accept the add of @new's key at @prio (on a priority queue, whose level
- * kwq_level_prepare_locked() made): the held record, its priority given.
+ * Must an add at @prio of @found (the key's record, or NULL) have the
+ * level of @prio first (kwq_level_prepare_locked())? On a priority queue,
+ * when the key will take the priority (kwq_prio_takes()) and the add will
+ * be accepted as far as this hold can tell: not after a shutdown, and not
+ * for a new key of a full queue, which is refused (-EAGAIN) or waits for
+ * room before any budget is asked for, as on any queue.
+ */
+static bool kwq_add_needs_level(const struct kwq *q,
+				const struct kwq_item *found, s32 prio)
+{
+	if (!kwq_prio_takes(q, found, prio) || q->shutting_down)
+		return false;
+	return (found && (found->flags & KWQ_ITEM_HELD)) ||
+	       q->nr_held < q->max_items;
+}
+
+/*
+ * Accept the add of @new's key at @prio: the held record, its priority
+ * given (on a priority queue; @prepared: this hold made sure of the level
+ * of @prio, which goes back if the key did not take it).
  */
 static struct kwq_item *kwq_accept_prio_locked(struct kwq *q,
 					       struct kwq_item *found,
 					       struct kwq_item **new,
-					       bool unlimited, s32 prio)
+					       bool unlimited, s32 prio,
+					       bool prepared)
 {
 	struct kwq_item *item;
 
 	item = kwq_accept_found_locked(q, found, new, unlimited);
 	if (!IS_ERR(item))
 		kwq_prio_add_locked(q, item, item->flags & KWQ_ITEM_HELD, prio);
-	/* a level made for a priority the key did not take goes back */
-	if (q->prio)
+	if (prepared)
 		kwq_level_trim_locked(q, prio);
 	return item;
 }
@@ -65,7 +83,7 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 	ktime_t now = ktime_get();
 	struct kwq_item *item;
 	unsigned long irqflags;
-	bool waited = false;
+	bool waited = false, prepared;
 	unsigned int was;
 	int ret;
 
@@ -84,8 +102,9 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 		item = kwq_record_find_locked(q, hash, kwq_key_data(&new->key),
 					      new->key.len);
 		/* the level of @prio, if the key will take it */
-		ret = (!q->shutting_down && kwq_prio_takes(q, item, prio)) ?
-		      kwq_level_prepare_locked(q, prio, &level, unlimited) : 0;
+		prepared = kwq_add_needs_level(q, item, prio);
+		ret = prepared ? kwq_level_prepare_locked(q, prio, &level,
+							  unlimited) : 0;
 		if (ret) {
 			spin_unlock_irqrestore(&q->lock, irqflags);
 			if (ret != -ENOMEM)	/* -EDQUOT */
@@ -95,7 +114,8 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 				goto out;
 			continue;
 		}
-		item = kwq_accept_prio_locked(q, item, &new, unlimited, prio);
+		item = kwq_accept_prio_locked(q, item, &new, unlimited, prio,
+					      prepared);
 		if (item != ERR_PTR(-EAGAIN) || !(flags & KWQ_ADD_WAIT))
 			break;
 		spin_unlock_irqrestore(&q->lock, irqflags);
@@ -210,9 +230,11 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
 {
 	bool unlimited = flags & KWQ_ADD_UNLIMITED;
 	struct kwq_item *item, *new = NULL;
+	bool prepared;
 
 	item = kwq_record_find_locked(q, hash, key, len);
-	if (kwq_prio_takes(q, item, prio)) {
+	prepared = kwq_add_needs_level(q, item, prio);
+	if (prepared) {
 		*err = kwq_level_prepare_locked(q, prio, level, unlimited);
 		if (*err)
 			return false;
@@ -221,14 +243,14 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
 	if (!item) {
 		new = kwq_record_spare_locked(q, len);
 		if (!new) {
-			if (q->prio)	/* the slow path makes it again */
+			if (prepared)	/* the slow path makes it again */
 				kwq_level_trim_locked(q, prio);
 			return false;
 		}
 		memcpy(kwq_key_data(&new->key), key, len);
 		new->key.hash = hash;
 	}
-	item = kwq_accept_prio_locked(q, item, &new, unlimited, prio);
+	item = kwq_accept_prio_locked(q, item, &new, unlimited, prio, prepared);
 	if (IS_ERR(item)) {
 		if (new)	/* refused: still spare */
 			kwq_record_put_locked(q, new);
@@ -263,8 +285,8 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
  * to it) or has a spare record for it (a short new key once keys have
  * been done: wq_record.h); a plain Add refused there (shutting down,
  * full without KWQ_ADD_WAIT, over budget) returns at once, having
- * allocated nothing. At a priority new to the queue it allocates the
- * level outside the lock and tries again. Any other add, or one that cannot be done so (no
+ * allocated nothing but, at a priority new to the queue, the level,
+ * which it allocates outside the lock before it tries again. Any other add, or one that cannot be done so (no
  * spare record, or full with KWQ_ADD_WAIT), allocates a record outside
  * the lock and goes on as kwq_add_item().
  *
@@ -337,11 +359,25 @@ static void kwq_add_one_locked(struct kwq *q, struct kwq_item *item,
 }
 
 /*
+ * The level of the batch's priority for a key that will take it
+ * (kwq_add_needs_level()): 0, or the error for this key only (-EDQUOT,
+ * or -ENOMEM when no level is at hand).
+ */
+static int kwq_add_level_locked(struct kwq *q, const struct kwq_item *found,
+				const struct kwq_add_batch *b,
+				struct kwq_level **level)
+{
+	if (!kwq_add_needs_level(q, found, b->prio))
+		return 0;
+	return kwq_level_prepare_locked(q, b->prio, level, b->unlimited);
+}
+
+/*
  * Add @keys in order, each looked up in this hold of q->lock, while each
- * is known already or a spare record can be its record (and the batch's
- * priority level exists, or can be made of *@level). Returns how many
- * were handled: the next one needs an allocation; *@need_level says if
- * the level was what was missing (then none was handled).
+ * is known already or a spare record can be its record, and has the
+ * level of the batch's priority if it needs it (made of *@level or the
+ * queue's spare one). Returns how many were handled: the next one needs
+ * an allocation, a record or (*@need_level) a level.
  */
 static unsigned int kwq_add_spared_locked(struct kwq *q,
 					  const struct kwq_keyref *keys,
@@ -353,15 +389,22 @@ static unsigned int kwq_add_spared_locked(struct kwq *q,
 	u64 now = kwq_metrics_now();	/* one clock read for the chunk */
 	struct kwq_item *item, *new;
 	unsigned int i;
+	int err;
 
-	*need_level = q->prio && kwq_level_prepare_locked(q, b->prio, level,
-							  b->unlimited);
-	if (*need_level)
-		return 0;
+	*need_level = false;
 	for (i = 0; i < n; i++) {
 		new = NULL;
 		item = kwq_record_find_locked(q, keys[i].hash, keys[i].data,
 					      keys[i].len);
+		err = kwq_add_level_locked(q, item, b, level);
+		if (err == -ENOMEM) {
+			*need_level = true;
+			break;
+		}
+		if (err) {		/* -EDQUOT: this key's */
+			res[i] = err;
+			continue;
+		}
 		if (!item && !q->shutting_down) {
 			new = kwq_record_spare_locked(q, keys[i].len);
 			if (!new)
@@ -395,7 +438,6 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
 	struct kwq_level *level = NULL;
 	unsigned int i, queued;
 	unsigned long flags;
-	int level_err = 0;
 	u64 now;
 
 	for (i = 0; i < n; i++) {
@@ -415,26 +457,28 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
 	spin_lock_irqsave(&q->lock, flags);
 	queued = q->nr_queued;
 	now = kwq_metrics_now();
-	if (q->prio)
-		level_err = kwq_level_prepare_locked(q, b->prio, &level,
-						     b->unlimited);
 	for (i = 0; i < n; i++) {
 		struct kwq_item *item;
+		int err;
 
 		if (!items[i])
 			continue;
-		if (level_err) {
-			res[i] = level_err;
+		item = kwq_record_find_locked(q, keys[i].hash, keys[i].data,
+					      keys[i].len);
+		err = kwq_add_level_locked(q, item, b, &level);
+		if (err) {
+			res[i] = err;
 			continue;
 		}
-		item = kwq_accept_locked(q, &items[i], b->unlimited);
+		item = kwq_accept_found_locked(q, item, &items[i],
+					       b->unlimited);
 		if (!IS_ERR(item))
 			kwq_prio_add_locked(q, item,
 					    item->flags & KWQ_ITEM_HELD,
 					    b->prio);
 		kwq_add_one_locked(q, item, b, now, &res[i], ok);
 	}
-	if (q->prio && !level_err)
+	if (q->prio)
 		kwq_level_trim_locked(q, b->prio);
 	queued = q->nr_queued - queued;
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -474,7 +518,7 @@ unsigned int kwq_add_many(struct kwq *q, const struct kwq_keyref *keys,
 			  const struct kwq_add_batch *b)
 {
 	struct kwq_level *level = NULL;
-	unsigned int i, ok = 0, queued;
+	unsigned int i = 0, ok = 0, queued;
 	unsigned long flags;
 	bool need_level;
 
@@ -483,12 +527,12 @@ unsigned int kwq_add_many(struct kwq *q, const struct kwq_keyref *keys,
 	for (;;) {
 		spin_lock_irqsave(&q->lock, flags);
 		queued = q->nr_queued;
-		i = kwq_add_spared_locked(q, keys, res, n, b, &level,
-					  &need_level, &ok);
+		i += kwq_add_spared_locked(q, keys + i, res + i, n - i, b,
+					   &level, &need_level, &ok);
 		queued = q->nr_queued - queued;
 		spin_unlock_irqrestore(&q->lock, flags);
 		kwq_wake_getters(q, queued);
-		/* a priority new to the queue: its level, then again */
+		/* a priority new to the queue: its level, then on from there */
 		if (!need_level || level)
 			break;
 		level = kwq_level_alloc(b->gfp);

@@ -284,10 +284,13 @@ void kwq_delay_cancel_locked(struct kwq *q, struct kwq_item *item)
  * @len: its length
  *
  * A key also queued or processing stays so; one held only by its delay
- * stops being held (its failures are kept, as after a Done).
+ * stops being held (its failures are kept, as after a Done). Once the
+ * queue is shutting down its waiting keys are the shutdown's to drop (and
+ * count): nothing is cancelled.
  *
  * Context: any context; takes q->lock.
- * Return: 1 if a waiting copy was dropped, 0 if the key was not waiting.
+ * Return: 1 if a waiting copy was dropped, 0 if the key was not waiting
+ * (or the queue is shutting down).
  */
 int kwq_delay_cancel(struct kwq *q, const void *key, u32 len)
 {
@@ -300,7 +303,7 @@ int kwq_delay_cancel(struct kwq *q, const void *key, u32 len)
 	spin_lock_irqsave(&q->lock, flags);
 	held = q->nr_held;
 	item = kwq_record_find_locked(q, hash, key, len);
-	if (item && (item->flags & KWQ_ITEM_WAITING)) {
+	if (item && (item->flags & KWQ_ITEM_WAITING) && !q->shutting_down) {
 		kwq_delay_cancel_locked(q, item);
 		kwq_record_unhold_locked(q, item);
 		kwq_wake_drainers_locked(q);

@@ -364,9 +364,10 @@ void __kwq_prio_add_locked(struct kwq *q, struct kwq_item *item, bool held,
  * @item: kwq_ready_first_locked(), QUEUED, about to be PROCESSING
  *
  * It is handed out with its priority (item->prio_out, referring to its
- * level until done); adds from now on set the one it is queued again with.
- * A key still waiting keeps that one as it is (its delay fires with it).
- * O(1): the key is the first of the highest level, unless it starved.
+ * level until done); adds from now on set the one it is queued again with
+ * (a queued key has no waiting copy on a priority queue: nothing else
+ * holds that priority). O(1): the key is the first of the highest level,
+ * unless it starved.
  */
 void __kwq_ready_take_locked(struct kwq *q, struct kwq_item *item)
 {
@@ -381,10 +382,7 @@ void __kwq_ready_take_locked(struct kwq *q, struct kwq_item *item)
 	kwq_level_del_locked(q, l, item);
 	item->prio_out = item->prio;
 	kwq_level_get(l);
-	if (item->flags & KWQ_ITEM_WAITING)
-		item->flags |= KWQ_ITEM_PRIO_SET;
-	else
-		item->flags &= ~KWQ_ITEM_PRIO_SET;
+	item->flags &= ~KWQ_ITEM_PRIO_SET;
 }
 
 /**

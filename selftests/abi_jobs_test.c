@@ -55,7 +55,8 @@ TEST_F(abij, module_info)
 	ASSERT_EQ(0, xioctl(self->dev, WQ_IOC_MODULE_INFO, &mi));
 	EXPECT_EQ((uint32_t)WQ_BATCH_MAX, mi.batch_max);
 	EXPECT_EQ((uint32_t)(WQ_FEATURE_ADD_OUTCOME | WQ_FEATURE_KEY_STATE |
-			     WQ_FEATURE_PRIORITY | WQ_FEATURE_KEY_CALLS),
+			     WQ_FEATURE_PRIORITY | WQ_FEATURE_KEY_CALLS |
+			     WQ_FEATURE_DONE_GET),
 		  mi.features);
 	EXPECT_EQ((uint32_t)(WQ_CREATE_PRIVATE | WQ_CREATE_PRIORITY),
 		  mi.create_flags);

@@ -9,6 +9,8 @@
 #include "wq_test_util.h"
 #include "wq_test_time.h"
 #include "wq_test_prio.h"
+#include "wq_test_users.h"
+#include "wq_test_files.h"
 
 FIXTURE(keys) {
 	int plain;
@@ -290,6 +292,76 @@ TEST_F(keys, batch_after_a_key_that_keeps_its_priority)
 			pdone(self->prio, k[i]);
 		EXPECT_EQ(-EAGAIN, pget(self->prio, buf, NULL));
 	}
+}
+
+/* A user at its byte budget, and the parent that sets the budget. */
+struct budget {
+	struct handshake hs;
+	unsigned long long usage;	/* the user's bytes, its new budget */
+};
+
+/* ADD_BATCH of one key at @prio, outcomes on: its result. */
+static int batch_one(int fd, const char *key, int32_t prio)
+{
+	struct wq_iov v = { .base = (uintptr_t)key, .len = strlen(key) };
+	int32_t res = 12345;
+	struct wq_batch b = {
+		.flags = WQ_ADD_PRIORITY | WQ_ADD_OUTCOME, .count = 1,
+		.keys = (uintptr_t)&v, .results = (uintptr_t)&res,
+		.priority = prio,
+	};
+
+	return ioctl(fd, WQ_IOC_ADD_BATCH, &b) < 0 ? -errno : res;
+}
+
+/*
+ * As UID_A, with the budget set to what its queue uses: a new level is
+ * -EDQUOT, an add that needs none is what it is on any queue (single or
+ * batched), and after the shutdown -ESHUTDOWN comes first.
+ */
+static int at_budget(void *arg)
+{
+	struct budget *b = arg;
+	struct wq_module_info mi;
+	int fd = prio_queue(WQ_CREATE_PRIORITY, 0, NULL);
+
+	CHILD_CHECK(fd >= 0);
+	CHILD_CHECK(padd(fd, "k0", 5) == WQ_ADDED_QUEUED);
+	memset(&mi, 0, sizeof(mi));
+	CHILD_CHECK(raw_module_info(&mi) == 0);
+	b->usage = mi.user_key_bytes;
+	CHILD_CHECK(hs_send(b->hs.up[1]) == 0 && hs_recv(b->hs.down[0]) == 0);
+	CHILD_CHECK(padd(fd, "k0", 1) == WQ_ADDED_COALESCED);	/* no level */
+	CHILD_CHECK(batch_one(fd, "k0", 1) == WQ_ADDED_COALESCED);
+	CHILD_CHECK(batch_one(fd, "k0", 5) == WQ_ADDED_COALESCED);
+	CHILD_CHECK(padd(fd, "k0", 7) == -EDQUOT);	/* a raise: a level */
+	CHILD_CHECK(batch_one(fd, "k0", 7) == -EDQUOT);
+	CHILD_CHECK(wq_len(fd) == 1);
+	CHILD_CHECK(wq_shutdown(fd) == 0);
+	CHILD_CHECK(padd(fd, "k2", 7) == -ESHUTDOWN);
+	CHILD_CHECK(batch_one(fd, "k2", 7) == -ESHUTDOWN);
+	close(fd);
+	return 0;
+}
+
+/* A priority level is charged to the budget; errors in their order. */
+TEST_F(keys, levels_charged_to_the_budget)
+{
+	unsigned long old = wqt_param_get("user_max_key_bytes");
+	struct budget *b = wqt_shared(sizeof(*b));
+	pid_t pid;
+
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(0UL, old);
+	ASSERT_EQ(0, hs_init(&b->hs));
+	pid = as_user_start(UID_A, at_budget, b);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, hs_recv(b->hs.up[0]));
+	ASSERT_LT(0ULL, b->usage);
+	EXPECT_EQ(0, wqt_param_set("user_max_key_bytes", b->usage));
+	ASSERT_EQ(0, hs_send(b->hs.down[1]));
+	EXPECT_EQ(0, wqt_wait_child(pid, 60000));
+	EXPECT_EQ(0, wqt_param_set("user_max_key_bytes", old));
 }
 
 /* The depth by level: highest first, and the levels beyond summed. */

@@ -438,7 +438,8 @@ struct wq_key_info {
  * held (its failures are kept). On a priority queue the priority the
  * delayed add gave the key stays (a key in processing dirty at done is
  * queued again at it). Needs write access (-EBADF). Returns 1 if a waiting
- * copy was dropped, 0 if the key was not waiting.
+ * copy was dropped, 0 if the key was not waiting (or the queue is shutting
+ * down: its waiting keys are the shutdown's to drop).
  *
  * Errors: -ENOMEM.
  */
