@@ -286,9 +286,10 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
  * been done: wq_record.h); a plain Add refused there (shutting down,
  * full without KWQ_ADD_WAIT, over budget) returns at once, having
  * allocated nothing but, at a priority new to the queue, the level,
- * which it allocates outside the lock before it tries again. Any other add, or one that cannot be done so (no
- * spare record, or full with KWQ_ADD_WAIT), allocates a record outside
- * the lock and goes on as kwq_add_item().
+ * which it allocates outside the lock before it tries again. Any other
+ * add, or one that cannot be done so (no spare record, or full with
+ * KWQ_ADD_WAIT), allocates a record outside the lock and goes on as
+ * kwq_add_item().
  *
  * Context: as kwq_add_item().
  * Return: as kwq_add_item().

@@ -370,7 +370,7 @@ long wq_ioc_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
  * @h: the handle
  * @q: its queue
  * @arg: the struct wq_done_get_batch
- * @uarg: unused
+ * @uarg: the caller's struct: the Done's fields are zeroed once it is made
  *
  * Return: as wq_ioc_get_batch(), or an error of the Done call itself.
  */
@@ -394,9 +394,15 @@ long wq_ioc_done_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 	if (ret)
 		return ret;
 	if (d->n_done) {
+		struct wq_done_get_batch __user *ud = uarg;
+
 		ret = wq_batch_keys(h, q, &done, false);
 		if (ret < 0)
 			return ret;
+		/* made: a restarted call (a signal, a stop) only gets */
+		if (put_user(0ULL, &ud->done_keys) || put_user(0U, &ud->n_done) ||
+		    put_user(0ULL, &ud->done_results))
+			return -EFAULT;
 	}
 	return wq_get_batch(h, q, &d->get, deadline);
 }

@@ -279,7 +279,8 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 		      reserved, WQ_OP_READ | WQ_OP_COPIES_OUT),
 	[_IOC_NR(WQ_IOC_DONE_GET_BATCH)] =
 		WQ_OP(WQ_IOC_DONE_GET_BATCH, wq_ioc_done_get_batch,
-		      struct wq_done_get_batch, done_results, WQ_OP_READ),
+		      struct wq_done_get_batch, done_results,
+		      WQ_OP_READ | WQ_OP_COPIES_OUT),
 };
 
 union wq_ioctl_buf {

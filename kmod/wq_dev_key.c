@@ -305,6 +305,10 @@ long wq_ioc_done_get(struct wq_handle *h, struct kwq *q, void *arg,
 		wq_free_key(key, small);
 		if (ret)
 			return ret;
+		/* made: a restarted call (a signal, a stop) only gets */
+		if (put_user(0ULL, &((struct wq_done_get __user *)uarg)->prev) ||
+		    put_user(0U, &((struct wq_done_get __user *)uarg)->prev_len))
+			return -EFAULT;
 	}
 	/* struct wq_get is the struct's head: GET's results land in it */
 	return wq_get_key(h, q, &dg->get, deadline, uarg);

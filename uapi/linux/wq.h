@@ -354,7 +354,10 @@ struct wq_get {
  * A worker loop's two calls in one: Done of @prev, then Get. Every field
  * is checked before either happens. If the Done fails (-ENOENT: @prev is
  * not being processed; -EFAULT: its bytes) nothing else happens and that
- * is the result; else the Get's, as WQ_IOC_GET's. A consumer's call (read
+ * is the result; else the Get's, as WQ_IOC_GET's. Once the Done is made
+ * the kernel zeroes @prev and @prev_len in the caller's struct, so a call
+ * restarted after a signal (or a stop) only gets, and a caller that sees
+ * an error of the Get knows the Done was made. A consumer's call (read
  * access). (WQ_FEATURE_DONE_GET.)
  *
  * Errors: those of WQ_IOC_DONE and WQ_IOC_GET.
@@ -548,8 +551,10 @@ struct wq_batch {
  * being processed does not stop the others (its result says -ENOENT), and
  * the Get follows. The call's result is the Get's; an error of the Done
  * call itself (-EINVAL, -EFAULT on @done_keys or @done_results, -ENOMEM)
- * ends it before the Get, as does a bad field of @get, found first.
- * (WQ_FEATURE_DONE_GET.)
+ * ends it before the Get, as does a bad field of @get, found first. Once
+ * the Dones are made the kernel zeroes @done_keys, @n_done and
+ * @done_results in the caller's struct, so a call restarted after a
+ * signal (or a stop) only gets. (WQ_FEATURE_DONE_GET.)
  *
  * Errors: those of WQ_IOC_DONE_BATCH and WQ_IOC_GET_BATCH.
  */
@@ -853,6 +858,6 @@ struct wq_metrics_req {
 #define WQ_IOC_KEY_STATE	_IOWR(WQ_IOC_MAGIC, 0x1b, struct wq_key_info)
 #define WQ_IOC_CANCEL_AFTER	_IOW(WQ_IOC_MAGIC, 0x1c, struct wq_key)
 #define WQ_IOC_DONE_GET		_IOWR(WQ_IOC_MAGIC, 0x1d, struct wq_done_get)
-#define WQ_IOC_DONE_GET_BATCH	_IOW(WQ_IOC_MAGIC, 0x1e, struct wq_done_get_batch)
+#define WQ_IOC_DONE_GET_BATCH	_IOWR(WQ_IOC_MAGIC, 0x1e, struct wq_done_get_batch)
 
 #endif /* _UAPI_LINUX_WQ_H */
