@@ -51,6 +51,8 @@ FIGURES = [
      "prio_big_cycle_ns", "prio_small_cycle_ns", "<=", 1.3, "ns"),
     ("11b", "cycle with 1,000,000 keys: priority queue / plain queue",
      "prio_big_cycle_ns", "plain_big_cycle_ns", "<=", 1.3, "ns"),
+    ("12", "worker loop per key, wq_add + wq_done_get / mqueue send+receive",
+     "loop_wq_ns", "loop_mq_ns", "<=", 1.0, "ns"),
 ]
 
 

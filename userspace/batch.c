@@ -41,8 +41,8 @@ _Static_assert(sizeof(int) == sizeof(__s32),
  * keys copied in when in is set) that the caller frees; *copy is NULL
  * when none is needed. -ENOMEM.
  */
-static int wq_batch_init(struct wq_batch *b, const struct iovec *keys,
-			 unsigned int n, bool in, struct wq_iov **copy)
+int wq_batch_init(struct wq_batch *b, const struct iovec *keys,
+		  unsigned int n, bool in, struct wq_iov **copy)
 {
 	*copy = NULL;
 	if (n == 0 || n > WQ_BATCH_MAX)
@@ -143,6 +143,54 @@ int wq_done_batch(int fd, const struct iovec *keys, unsigned int n, int *errs)
 	return wq_batch_keys(fd, WQ_IOC_DONE_BATCH, keys, n, errs, 0, 0);
 }
 
+/*
+ * A GET_BATCH of up to n keys into buf[0..cap) and keys, its deadline
+ * timeout_ms from now; priorities receives theirs. *copy as for
+ * wq_batch_init(); wq_get_batch_out() gives the keys back and frees it.
+ */
+int wq_get_batch_prep(struct wq_batch *b, void *buf, size_t cap,
+		      struct iovec *keys, unsigned int n, int timeout_ms,
+		      uint32_t flags, int *priorities, struct wq_iov **copy)
+{
+	int ret = wq_batch_init(b, keys, n, false, copy);
+
+	if (ret)
+		return ret;
+	b->flags = flags;
+	b->buf = (uintptr_t)buf;
+	b->buf_cap = cap;
+	b->results = (uintptr_t)priorities;
+	if (timeout_ms == 0)	/* as wq_get: never wait */
+		b->flags |= WQ_GET_NONBLOCK;
+	else
+		b->deadline_ns = wq_deadline_ms(timeout_ms);
+	return 0;
+}
+
+/* GET_BATCH of a prepared *b; a module without priorities gives 0s. */
+ssize_t wq_get_batch_run(int fd, struct wq_batch *b, int *priorities)
+{
+	int ret = wq_ioctl(fd, WQ_IOC_GET_BATCH, b);
+
+	if (ret == -EINVAL && priorities && wq_batch_older_module(fd, 0)) {
+		b->results = 0;
+		ret = wq_ioctl(fd, WQ_IOC_GET_BATCH, b);
+		if (ret > 0)
+			memset(priorities, 0, (size_t)ret * sizeof(*priorities));
+	}
+	return ret;
+}
+
+/* The ret keys a GET_BATCH took, from copy (if any) to keys; frees copy. */
+void wq_get_batch_out(struct iovec *keys, struct wq_iov *copy, ssize_t ret)
+{
+	for (ssize_t i = 0; copy && i < ret; i++) {
+		keys[i].iov_base = (void *)(uintptr_t)copy[i].base;
+		keys[i].iov_len = (size_t)copy[i].len;
+	}
+	free(copy);
+}
+
 /* GET_BATCH; results receives the priorities (a module without: 0s). */
 ssize_t wq_get_batch_call(int fd, void *buf, size_t cap, struct iovec *keys,
 			  unsigned int n, int timeout_ms, uint32_t flags,
@@ -150,31 +198,14 @@ ssize_t wq_get_batch_call(int fd, void *buf, size_t cap, struct iovec *keys,
 {
 	struct wq_iov *copy;
 	struct wq_batch b;
-	int ret;
+	ssize_t ret;
 
-	ret = wq_batch_init(&b, keys, n, false, &copy);
+	ret = wq_get_batch_prep(&b, buf, cap, keys, n, timeout_ms, flags,
+				priorities, &copy);
 	if (ret)
 		return ret;
-	b.flags = flags;
-	b.buf = (uintptr_t)buf;
-	b.buf_cap = cap;
-	b.results = (uintptr_t)priorities;
-	if (timeout_ms == 0)	/* as wq_get: never wait */
-		b.flags |= WQ_GET_NONBLOCK;
-	else
-		b.deadline_ns = wq_deadline_ms(timeout_ms);
-	ret = wq_ioctl(fd, WQ_IOC_GET_BATCH, &b);
-	if (ret == -EINVAL && priorities && wq_batch_older_module(fd, 0)) {
-		b.results = 0;
-		ret = wq_ioctl(fd, WQ_IOC_GET_BATCH, &b);
-		if (ret > 0)
-			memset(priorities, 0, (size_t)ret * sizeof(*priorities));
-	}
-	for (int i = 0; copy && i < ret; i++) {
-		keys[i].iov_base = (void *)(uintptr_t)copy[i].base;
-		keys[i].iov_len = (size_t)copy[i].len;
-	}
-	free(copy);
+	ret = wq_get_batch_run(fd, &b, priorities);
+	wq_get_batch_out(keys, copy, ret);
 	return ret;
 }
 

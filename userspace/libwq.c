@@ -310,20 +310,27 @@ int wq_add_opts(int fd, const void *key, size_t len,
 	return wq_add_opts_delay(fd, key, len, o, NULL);
 }
 
+/* A GET of buf[0..cap) with timeout_ms (its deadline from now) and flags. */
+void wq_get_prep(struct wq_get *g, void *buf, size_t cap, int timeout_ms,
+		 uint32_t flags)
+{
+	memset(g, 0, sizeof(*g));
+	g->flags = flags;
+	g->buf = (uintptr_t)buf;
+	g->buf_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+	if (timeout_ms == 0)
+		g->flags |= WQ_GET_NONBLOCK;
+	else
+		g->deadline_ns = wq_deadline_ms(timeout_ms);
+}
+
 ssize_t wq_get_call(int fd, void *buf, size_t cap, int timeout_ms,
 		    uint32_t flags, int *priority)
 {
 	struct wq_get g;
 	int ret;
 
-	memset(&g, 0, sizeof(g));
-	g.flags = flags;
-	g.buf = (uintptr_t)buf;
-	g.buf_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
-	if (timeout_ms == 0)
-		g.flags |= WQ_GET_NONBLOCK;
-	else
-		g.deadline_ns = wq_deadline_ms(timeout_ms);
+	wq_get_prep(&g, buf, cap, timeout_ms, flags);
 	ret = wq_ioctl(fd, WQ_IOC_GET, &g);
 	/* written by a priority queue only; an older module leaves the 0 */
 	if (ret > 0 && priority)

@@ -11,6 +11,11 @@
  *	err < 0, retries used up:         forget(key); give_up(key, err)
  *	done(key)
  *
+ * The done of one key and the get of the next are one call, wq_done_get
+ * (two on a module without it), in that order: a retry is re-added before
+ * its done (client-go's order), so the done queues it again. A worker
+ * that leaves with a key in hand dones it alone.
+ *
  * The queue does the rest: a key is never handed to two workers at once,
  * a key added while it is processed is queued again at its done, and a
  * shutdown wakes every worker blocked in get.
@@ -105,7 +110,10 @@ static void wq_pool_give_up(const struct wq_pool *pool, const void *key,
 		pool->attr.give_up(key, len, err, pool->attr.arg);
 }
 
-/* One key, as client-go's processNextWorkItem; the key is done after. */
+/*
+ * One key, as client-go's processNextWorkItem, but for its done, which the
+ * worker makes with its next get.
+ */
 static void wq_pool_process(const struct wq_pool *pool, const void *key,
 			    size_t len)
 {
@@ -125,9 +133,6 @@ static void wq_pool_process(const struct wq_pool *pool, const void *key,
 	} else {
 		wq_pool_give_up(pool, key, len, err);
 	}
-	do {
-		ret = wq_done(pool->fd, key, len);
-	} while (ret == -EINTR);
 }
 
 /*
@@ -160,24 +165,48 @@ static bool wq_pool_retry_get(const struct wq_pool *pool, int err,
 	}
 }
 
+/*
+ * The loop: the key in hand (key[0..len), len 0 for none) is done by the
+ * call that gets the next one into the same buffer (the done reads it
+ * first). A call that fails with -ENOENT did nothing: the key was no
+ * longer processing (someone's stray done ended it), and the get is made
+ * again alone. Any other failure came after the done, or may have (-ENOMEM
+ * is the done's or the get's): the key is no longer in hand either way. A
+ * done is never made twice, as the key may be another worker's by then;
+ * one that failed leaves the key processing until the handle is closed,
+ * as a wq_done that failed did.
+ */
 static void *wq_pool_worker(void *arg)
 {
 	struct wq_pool *pool = arg;
 	unsigned int backoff_ms = 0;
 	char key[WQ_KEY_MAX];
+	size_t len = 0;
 
 	if (!wq_pool_gate(pool))
 		return NULL;
 	while (!atomic_load(&pool->stopping)) {
-		ssize_t n = wq_get(pool->fd, key, sizeof(key), -1);
+		ssize_t n = wq_done_get(pool->fd, key, len, key, sizeof(key),
+					-1);
+
 		if (n > 0) {
 			backoff_ms = 0;
-			wq_pool_process(pool, key, (size_t)n);
-		} else if (n == -ESHUTDOWN ||
-			   !wq_pool_retry_get(pool, (int)n, &backoff_ms)) {
-			break;
+			len = (size_t)n;
+			wq_pool_process(pool, key, len);
+			continue;
 		}
+		if (n == -ENOENT && len) {
+			len = 0;
+			continue;
+		}
+		len = 0;
+		if (n == -ESHUTDOWN ||
+		    !wq_pool_retry_get(pool, (int)n, &backoff_ms))
+			break;
 	}
+	/* stopping: the key in hand is done, alone */
+	while (len && wq_done(pool->fd, key, len) == -EINTR)
+		;
 	return NULL;
 }
 

@@ -125,4 +125,28 @@ ssize_t wq_get_batch_call(int fd, void *buf, size_t cap, struct iovec *keys,
 int wq_add_opts_delay(int fd, const void *key, size_t len,
 		      const struct wq_add_opts *o, uint64_t *delay_ns);
 
+/*
+ * The worker loop in one call (done_get.c), with what wqctl needs
+ * besides: WQ_GET_* flags, the priorities, and each done's result
+ * (done_errs, n_done entries, may be NULL).
+ */
+ssize_t wq_done_get_call(int fd, const void *prev, size_t prev_len,
+			 void *buf, size_t cap, int timeout_ms, uint32_t flags,
+			 int *priority);
+ssize_t wq_done_get_batch_call(int fd, const struct iovec *done_keys,
+			       unsigned int n_done, int *done_errs, void *buf,
+			       size_t cap, struct iovec *keys, unsigned int max,
+			       int timeout_ms, uint32_t flags, int *priorities);
+
+/* What done_get.c shares of the get and batch calls (libwq.c, batch.c). */
+void wq_get_prep(struct wq_get *g, void *buf, size_t cap, int timeout_ms,
+		 uint32_t flags);
+int wq_batch_init(struct wq_batch *b, const struct iovec *keys,
+		  unsigned int n, bool in, struct wq_iov **copy);
+int wq_get_batch_prep(struct wq_batch *b, void *buf, size_t cap,
+		      struct iovec *keys, unsigned int n, int timeout_ms,
+		      uint32_t flags, int *priorities, struct wq_iov **copy);
+ssize_t wq_get_batch_run(int fd, struct wq_batch *b, int *priorities);
+void wq_get_batch_out(struct iovec *keys, struct wq_iov *copy, ssize_t ret);
+
 #endif /* LIBWQ_INTERNAL_H */

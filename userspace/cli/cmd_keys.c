@@ -169,36 +169,69 @@ int ms_until(uint64_t deadline)
 #define GET_BUF_SIZE	(256 * 1024)
 
 /*
- * Keys, waiting until deadline for the first: one by wq_get (a plain
- * get), or up to want by wq_get_batch (get -n); keys[] points into buf,
- * prio[] receives their priorities. Returns how many, or the error.
+ * get --done: the keys printed, to be done by the next get (one call for
+ * both: wq_done_get, wq_done_get_batch) or, after the last, alone.
+ */
+struct pending {
+	const struct iovec *keys;
+	unsigned int n;
+	int errs[WQ_BATCH_MAX];	/* each one's done, for -n */
+};
+
+/*
+ * Keys, waiting until deadline for the first: one (a plain get), or up to
+ * want in a batch (get -n); keys[] points into buf, prio[] receives their
+ * priorities. A get --done first ends the keys pending (a failure of that
+ * done is the call's, or, per key with -n, in p->errs); a wait made again
+ * does not end them again. Returns how many keys, or the error.
  * timeout_ms is an int: a wait of more than INT_MAX ms (24.8 days) is
  * made of several.
  */
 static ssize_t get_some(const struct ctx *c, char *buf, struct iovec *keys,
-			int *prio, unsigned int want, uint64_t deadline)
+			int *prio, unsigned int want, uint64_t deadline,
+			struct pending *p)
 {
+	bool done = has(c, O_DONE);
 	/* --done: consumed at once, so a crash requeues */
-	uint32_t flags = has(c, O_DONE) ? 0 : WQ_GET_DETACH;
+	uint32_t flags = done ? 0 : WQ_GET_DETACH;
+	unsigned int ndone = p->n;	/* the keys this call is to end */
 
+	memset(p->errs, 0, p->n * sizeof(p->errs[0]));
 	for (;;) {
 		int ms = ms_until(deadline);
 		ssize_t n;
 
-		if (c->count == 1) {
+		if (c->count == 1 && done)
+			n = wq_done_get_call(c->fd,
+					     ndone ? p->keys[0].iov_base : NULL,
+					     ndone ? p->keys[0].iov_len : 0, buf,
+					     WQ_KEY_MAX, ms, flags, &prio[0]);
+		else if (c->count == 1)
 			n = wq_get_call(c->fd, buf, WQ_KEY_MAX, ms, flags,
 					&prio[0]);
-			if (n > 0) {
-				keys[0].iov_base = buf;
-				keys[0].iov_len = (size_t)n;
-				n = 1;
-			}
-		} else {
+		else if (done)
+			n = wq_done_get_batch_call(c->fd, p->keys, ndone, p->errs,
+						   buf, GET_BUF_SIZE, keys,
+						   want, ms, flags, prio);
+		else
 			n = wq_get_batch_call(c->fd, buf, GET_BUF_SIZE, keys,
 					      want, ms, flags, prio);
+		if (c->count == 1 && n > 0) {
+			keys[0].iov_base = buf;
+			keys[0].iov_len = (size_t)n;
+			n = 1;
 		}
-		if (n == -ETIMEDOUT && ms == INT_MAX && wq_now_ns() < deadline)
+		/*
+		 * The done, if any, is made (a failed one ends the call with
+		 * another error): a wait cut short goes on without it, also
+		 * one a stop (SIGSTOP, SIGCONT) ended with -EINTR, where a
+		 * plain get is restarted.
+		 */
+		if ((n == -ETIMEDOUT && ms == INT_MAX &&
+		     wq_now_ns() < deadline) || (n == -EINTR && ndone)) {
+			ndone = 0;
 			continue;
+		}
 		return n;
 	}
 }
@@ -250,24 +283,26 @@ static void requeue(const struct ctx *c, const struct iovec *keys,
 		wq_done_batch(c->fd, keys, n, NULL);
 }
 
-/* get --done: the keys printed are done. */
-static int done_keys(const struct ctx *c, const struct iovec *keys,
-		     unsigned int n)
+/* get --done: the first failure of the dones in p->errs, if any. */
+static int done_failed(const struct ctx *c, const struct pending *p)
 {
-	static int errs[WQ_BATCH_MAX];
+	for (unsigned int i = 0; i < p->n; i++)
+		if (p->errs[i])
+			return fail(c, NULL, p->errs[i]);
+	return RC_OK;
+}
+
+/* get --done: the keys printed last are done, alone (no get follows). */
+static int done_keys(const struct ctx *c, struct pending *p)
+{
 	int ret;
 
-	if (n == 1) {
-		ret = wq_done(c->fd, keys[0].iov_base, keys[0].iov_len);
+	if (c->count == 1) {
+		ret = wq_done(c->fd, p->keys[0].iov_base, p->keys[0].iov_len);
 		return ret < 0 ? fail(c, NULL, ret) : RC_OK;
 	}
-	ret = wq_done_batch(c->fd, keys, n, errs);
-	if (ret < 0)
-		return fail(c, NULL, ret);
-	for (unsigned int i = 0; i < n; i++)
-		if (errs[i])
-			return fail(c, NULL, errs[i]);
-	return RC_OK;
+	ret = wq_done_batch(c->fd, p->keys, p->n, p->errs);
+	return ret < 0 ? fail(c, NULL, ret) : done_failed(c, p);
 }
 
 /* A get that returned no key: exit 3 or 4, unless -n got some already. */
@@ -292,15 +327,22 @@ static int get_failed(const struct ctx *c, ssize_t err, long got)
 	return rc;
 }
 
+/*
+ * get: the keys, printed. With --done, each batch's keys are done by the
+ * call that gets the next batch (into the other buffer: the done reads
+ * them first), the last batch's alone.
+ */
 int cmd_get(struct ctx *c)
 {
-	static char buf[GET_BUF_SIZE];
-	static struct iovec keys[WQ_BATCH_MAX];
+	static char bufs[2][GET_BUF_SIZE];
+	static struct iovec keyv[2][WQ_BATCH_MAX];
 	static int prio[WQ_BATCH_MAX];
+	static struct pending p;
 	uint64_t deadline = WQ_DEADLINE_NONE;
 	struct wq_stats st;
 	bool by_prio;
 	long got = 0;
+	int cur = 0;
 
 	/* a priority queue's keys are printed with their priority */
 	by_prio = wq_stat(c->fd, &st) == 0 && st.priority;
@@ -310,9 +352,14 @@ int cmd_get(struct ctx *c)
 	while (got < c->count) {
 		unsigned int want = c->count - got < WQ_BATCH_MAX ?
 				    (unsigned int)(c->count - got) : WQ_BATCH_MAX;
-		ssize_t n = get_some(c, buf, keys, prio, want, deadline);
-		int rc;
+		struct iovec *keys = keyv[cur];
+		ssize_t n = get_some(c, bufs[cur], keys, prio, want, deadline,
+				     &p);
+		int rc = done_failed(c, &p);
 
+		if (rc)
+			return rc;
+		p.n = 0;
 		if (n < 0)
 			return get_failed(c, n, got);
 		if (!print_keys(c, keys, prio, (size_t)n, by_prio)) {
@@ -324,12 +371,14 @@ int cmd_get(struct ctx *c)
 				n == 1 ? "key" : "keys");
 			return RC_FAIL;
 		}
-		rc = has(c, O_DONE) ? done_keys(c, keys, (unsigned int)n) : RC_OK;
-		if (rc)
-			return rc;
+		if (has(c, O_DONE)) {
+			p.keys = keys;
+			p.n = (unsigned int)n;
+			cur ^= 1;
+		}
 		got += n;
 	}
-	return RC_OK;
+	return p.n ? done_keys(c, &p) : RC_OK;
 }
 
 static int done_one(const struct ctx *c, const struct key *k)

@@ -309,6 +309,40 @@ int wq_done_batch(int fd, const struct iovec *keys, unsigned int n, int *errs);
 int wq_shutdown_discard(int fd);
 
 /*
+ * The worker loop in one call (libwq 1.4): a worker ends the key it
+ * finished and takes its next one in one system call instead of two.
+ *
+ * wq_done_get: wq_done(prev) then wq_get(buf), timeout_ms as for wq_get.
+ * prev_len 0 skips the done (prev is not read). prev may point into buf
+ * (it is read before buf is written): a worker passes back the key it
+ * got. If the done fails, nothing else happens and its error is returned
+ * (-ENOENT: prev is not being processed); otherwise the result is
+ * wq_get's: the key's length, or -EAGAIN, -ETIMEDOUT, -EINTR, -ESHUTDOWN,
+ * -EMSGSIZE (the done stays done; the head key stays queued). A dirty
+ * prev is queued again by the done and may be the key this call takes.
+ * -EINVAL (prev_len over WQ_KEY_MAX) and -EFAULT (prev or buf NULL with a
+ * length) change nothing; after -ENOMEM or another -EFAULT the done may
+ * have happened or not, as after a wq_done and a wq_get that failed.
+ *
+ * wq_done_get_batch: wq_done_batch(done_keys, n_done) then
+ * wq_get_batch(buf, cap, keys, max), timeout_ms as for wq_get. n_done 0
+ * skips the done; a key of done_keys that was not being processed does
+ * not stop the others nor the get (wq_done_batch reports each key's
+ * result; this call does not). An error of the done call itself (-EINVAL,
+ * -EFAULT, -ENOMEM) ends the call before the get; otherwise the result is
+ * wq_get_batch's.
+ *
+ * On a module without them (older than libwq 1.4's), both make the two
+ * calls, with the same results, two system calls instead of one.
+ */
+ssize_t wq_done_get(int fd, const void *prev, size_t prev_len, void *buf,
+		    size_t cap, int timeout_ms);
+ssize_t wq_done_get_batch(int fd, const struct iovec *done_keys,
+			  unsigned int n_done, void *buf, size_t cap,
+			  struct iovec *keys, unsigned int max,
+			  int timeout_ms);
+
+/*
  * The worker pool: client-go's controller loop on N threads.
  *
  * Each worker loops: wq_get (blocking), handler(key, len, arg), then as
@@ -316,8 +350,9 @@ int wq_shutdown_discard(int fd);
  * negative result re-adds it with wq_add_rate_limited while
  * wq_num_requeues(key) is below max_retries (no limit if max_retries < 0),
  * and otherwise forgets it and calls give_up(key, len, result, arg); then
- * wq_done. So a key that always fails is handled max_retries + 1 times and
- * given up once. NumRequeues counts the failures of the limiter's per-key
+ * wq_done, made with the get of the next key in one call (wq_done_get). So
+ * a key that always fails is handled max_retries + 1 times and given up
+ * once. NumRequeues counts the failures of the limiter's per-key
  * terms: with a queue whose limiter is "none" or "bucket" alone it stays
  * 0 and max_retries never ends the retries (as in client-go).
  *
