@@ -413,13 +413,11 @@ static unsigned int kwq_add_spared_locked(struct kwq *q,
 			memcpy(kwq_key_data(&new->key), keys[i].data, keys[i].len);
 			new->key.hash = keys[i].hash;
 		}
-		item = kwq_accept_found_locked(q, item, &new, b->unlimited);
+		/* the hold trims the level once, at its end */
+		item = kwq_accept_prio_locked(q, item, &new, b->unlimited,
+					      b->prio, false);
 		if (new)		/* refused: still spare */
 			kwq_record_put_locked(q, new);
-		if (!IS_ERR(item))
-			kwq_prio_add_locked(q, item,
-					    item->flags & KWQ_ITEM_HELD,
-					    b->prio);
 		kwq_add_one_locked(q, item, b, now, &res[i], ok);
 	}
 	if (q->prio)
@@ -471,12 +469,8 @@ static void kwq_add_allocated(struct kwq *q, const struct kwq_keyref *keys,
 			res[i] = err;
 			continue;
 		}
-		item = kwq_accept_found_locked(q, item, &items[i],
-					       b->unlimited);
-		if (!IS_ERR(item))
-			kwq_prio_add_locked(q, item,
-					    item->flags & KWQ_ITEM_HELD,
-					    b->prio);
+		item = kwq_accept_prio_locked(q, item, &items[i],
+					      b->unlimited, b->prio, false);
 		kwq_add_one_locked(q, item, b, now, &res[i], ok);
 	}
 	if (q->prio)

@@ -144,6 +144,16 @@ static void kwq_delay_arm_locked(struct kwq *q)
 				       HRTIMER_MODE_ABS_SOFT);
 }
 
+/*
+ * On a priority queue a key ready already (queued, or dirty to be queued
+ * at done) takes no waiting copy: a delayed add changes only its priority.
+ */
+static bool kwq_delay_ready_already(const struct kwq *q,
+				    const struct kwq_item *item)
+{
+	return q->prio && (item->flags & (KWQ_ITEM_QUEUED | KWQ_ITEM_DIRTY));
+}
+
 /**
  * kwq_delay_room_locked() - does an AddAfter of @new's key need heap room?
  * @q: the queue (q->lock held)
@@ -169,9 +179,7 @@ int kwq_delay_room_locked(struct kwq *q, const struct kwq_item *new)
 				      new->key.len);
 	if (item && (item->flags & KWQ_ITEM_WAITING))
 		return -1;
-	/* a priority queue's ready key does not wait (schedule below) */
-	if (q->prio && item &&
-	    (item->flags & (KWQ_ITEM_QUEUED | KWQ_ITEM_DIRTY)))
+	if (item && kwq_delay_ready_already(q, item))	/* it will not wait */
 		return -1;
 	return idx;
 }
@@ -241,7 +249,7 @@ int kwq_delay_schedule_locked(struct kwq *q, struct kwq_item *item,
 	int ret = WQ_ADDED_WAITING;
 
 	lockdep_assert_held(&q->lock);
-	if (q->prio && (item->flags & (KWQ_ITEM_QUEUED | KWQ_ITEM_DIRTY)))
+	if (kwq_delay_ready_already(q, item))
 		return (item->flags & KWQ_ITEM_QUEUED) ? WQ_ADDED_COALESCED :
 							 WQ_ADDED_DIRTY;
 	if (item->flags & KWQ_ITEM_WAITING) {

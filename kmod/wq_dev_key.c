@@ -255,22 +255,17 @@ long wq_ioc_key_state(struct wq_handle *h, struct kwq *q, void *arg,
 		      void __user *uarg)
 {
 	struct wq_key_info *ks = arg;
+	struct wq_key k = { .key_len = ks->key_len, .key = ks->key };
 	struct kwq_key_info info;
 	u8 small[WQ_DEV_SMALL_KEY];
 	void *key;
 
 	if (ks->flags || ks->state || ks->priority || ks->ready_ns ||
-	    ks->requeues || ks->reserved || kwq_check_key_len(ks->key_len))
+	    ks->requeues || ks->reserved)
 		return -EINVAL;
-	if (ks->key_len > WQ_DEV_SMALL_KEY) {
-		key = memdup_user(u64_to_user_ptr(ks->key), ks->key_len);
-		if (IS_ERR(key))
-			return PTR_ERR(key);
-	} else {
-		key = small;
-		if (wq_copy_in(small, u64_to_user_ptr(ks->key), ks->key_len))
-			return -EFAULT;
-	}
+	key = wq_copy_key(&k, 0, small);	/* checks the length too */
+	if (IS_ERR(key))
+		return PTR_ERR(key);
 	kwq_queue_key_state(q, key, ks->key_len, &info);
 	wq_free_key(key, small);
 	/* the struct goes back to the caller as a whole (wq_ioctl()) */
