@@ -129,7 +129,7 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 	ret = 0;
 	if (IS_ERR(item)) {
 		ret = PTR_ERR(item);
-		if (ret == -EAGAIN)
+		if (ret == -EAGAIN && !(flags & KWQ_ADD_TRY))
 			q->metrics.refused++;
 	} else if (limited) {
 		/* with KWQ_ADD_AFTER (priority queues): the shorter delay */
@@ -198,7 +198,9 @@ out:
  * WQ_ADDED_*: queued, coalesced with a queued copy, marked dirty while
  * processing, waiting, or waiting already for an earlier time); -ESHUTDOWN once
  * the queue is shutting down (also while waiting for room); -EAGAIN if a
- * new key would exceed max_items (without KWQ_ADD_WAIT); -ETIMEDOUT or
+ * new key would exceed max_items (without KWQ_ADD_WAIT; counted as
+ * refused unless KWQ_ADD_TRY says the caller waits for room elsewhere,
+ * as an io_uring command does in io_uring's worker); -ETIMEDOUT or
  * -ERESTARTSYS (KWQ_ADD_WAIT); -EDQUOT if it would exceed the owner's
  * budget (wq_quota.h); -ENOMEM.
  */
@@ -218,7 +220,8 @@ int kwq_add_item(struct kwq *q, struct kwq_item *new, u64 *delay_ns,
  * Returns true if it was added: *@queued is 1 if it was queued,
  * *@inserted whether a spare record became the key's. Otherwise false,
  * and no spare record taken, with *@err the add's result if it is final
- * (-EAGAIN without KWQ_ADD_WAIT, counted as refused; -EDQUOT; -ESHUTDOWN),
+ * (-EAGAIN without KWQ_ADD_WAIT, counted as refused but with KWQ_ADD_TRY;
+ * -EDQUOT; -ESHUTDOWN),
  * -ENOMEM if only a level is missing (allocate one and try again), or 0
  * for the slow path to go on. If added, *@err is what the add did
  * (WQ_ADDED_*).
@@ -256,9 +259,9 @@ static bool kwq_add_key_locked(struct kwq *q, const void *key, u32 len,
 			kwq_record_put_locked(q, new);
 		*err = PTR_ERR(item);
 		/* full: refused now, or waited for on the slow path */
-		if (*err == -EAGAIN && !(flags & KWQ_ADD_WAIT))
+		if (*err == -EAGAIN && !(flags & (KWQ_ADD_WAIT | KWQ_ADD_TRY)))
 			q->metrics.refused++;
-		else if (*err == -EAGAIN)
+		else if (*err == -EAGAIN && (flags & KWQ_ADD_WAIT))
 			*err = 0;
 		return false;
 	}

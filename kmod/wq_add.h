@@ -26,6 +26,8 @@
 #define KWQ_ADD_UNLIMITED	BIT(1)	/* the adder has CAP_SYS_RESOURCE */
 #define KWQ_ADD_WAIT		BIT(2)	/* wait for room, not -EAGAIN */
 #define KWQ_ADD_AFTER		BIT(3)	/* an AddAfter (a retry also of 0 ns) */
+/* full: -EAGAIN, not counted as refused: the caller waits elsewhere */
+#define KWQ_ADD_TRY		BIT(4)
 
 /**
  * struct kwq_add_batch - how kwq_add_many() adds its keys

@@ -69,4 +69,74 @@ static inline void wq_ipc_ns_put(struct ipc_namespace *ns)
 #endif
 }
 
+/*
+ * io_uring passthrough (wq_uring.c). What changed, by mainline release:
+ * 6.5 gave io_uring_cmd_done() an issue_flags argument (so did 6.1's
+ * stable series: Kbuild reads which this tree has, WQ_URING_DONE_FLAGS);
+ * 6.6 gave the command the whole SQE (->sqe, not ->cmd); 6.7 moved the
+ * command's API to <linux/io_uring/cmd.h>; 6.18 made io_uring_cmd_done()
+ * an inline of three arguments over __io_uring_cmd_done(). Before 6.12 a
+ * positive result returned from ->uring_cmd() is lost in io-wq (6.1), so
+ * every result goes through io_uring_cmd_done(); from 6.12 a result is
+ * returned, but for -EAGAIN, which asks io_uring for io-wq.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#include <linux/io_uring/cmd.h>
+#else
+#include <linux/io_uring.h>
+#endif
+
+/*
+ * The SQE's command area: 16 bytes, or 80 in an IORING_SETUP_SQE128 ring.
+ * From 6.11 to 6.13 (and 6.12.y) io_uring copies the SQE of a command it
+ * sends to io-wq after -EAGAIN into req->async_data without pointing ->sqe
+ * at the copy: issued again there (no IO_URING_F_NONBLOCK) ->sqe is a slot
+ * of the SQ ring the program may have filled anew, and the copy is what
+ * the command was. A command sent there at once (IOSQE_ASYNC) has its
+ * copy in the same place. 6.14 copies every SQE at prep, 6.16 on -EAGAIN.
+ */
+static inline const void *wq_uring_cmd_area(const struct io_uring_cmd *c,
+					    unsigned int issue_flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
+	if (!(issue_flags & IO_URING_F_NONBLOCK))
+		return ((const struct io_uring_sqe *)
+			cmd_to_io_kiocb(c)->async_data)->cmd;
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	return c->sqe->cmd;
+#else
+	return c->cmd;
+#endif
+}
+
+/* io_uring_cmd_done() of @c with @ret (no CQE32 extra), from any issue. */
+static inline void wq_uring_cmd_done(struct io_uring_cmd *c, long ret,
+				     unsigned int issue_flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+	io_uring_cmd_done(c, ret, issue_flags);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0) || defined(WQ_URING_DONE_FLAGS)
+	io_uring_cmd_done(c, ret, 0, issue_flags);
+#else
+	io_uring_cmd_done(c, ret, 0);
+#endif
+}
+
+/*
+ * The completion of @c with @ret, a command's result (also -EAGAIN: a
+ * call that may not wait found nothing): what ->uring_cmd() returns.
+ */
+static inline int wq_uring_complete(struct io_uring_cmd *c, long ret,
+				    unsigned int issue_flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	if (ret != -EAGAIN)
+		return ret;
+#endif
+	wq_uring_cmd_done(c, ret, issue_flags);
+	return -EIOCBQUEUED;
+}
+
 #endif /* _WQ_COMPAT_PRIV_H */

@@ -172,35 +172,6 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
 	return kwq_queue_drain(q, deadline);
 }
 
-/* Flags of struct wq_ioctl_op. */
-#define WQ_OP_BOUND		BIT(0)	/* needs a bound handle (-EBADF) */
-#define WQ_OP_COPIES_OUT	BIT(1)	/* the handler writes its results */
-#define WQ_OP_PROBES		BIT(4)	/* ... and checks first they can be */
-#define WQ_OP_READ		(BIT(2) | WQ_OP_BOUND)	/* a consumer's call */
-#define WQ_OP_WRITE		(BIT(3) | WQ_OP_BOUND)	/* a producer's call */
-
-/**
- * struct wq_ioctl_op - one command of the table
- * @cmd: the full command number
- * @size: the kernel's struct size
- * @min_size: the size of the struct's first version
- * @flags: WQ_OP_*
- * @result: offset of a __u32 result field added in a later version of the
- *	struct, or 0 for none: a handler's result > 0 goes there (if the
- *	caller's struct has it; the field is checked writable first, by
- *	writing back what was read, which the handler requires to be 0) and
- *	the call returns 0
- * @fn: the handler; @arg is a kernel copy of the struct at @uarg
- */
-struct wq_ioctl_op {
-	unsigned int cmd;
-	u32 size;
-	u32 min_size;
-	unsigned int flags;
-	u32 result;
-	wq_ioc_fn fn;
-};
-
 /*
  * @_last: the last member of the struct's first version. The table is
  * indexed by command number: one look, no search, per call.
@@ -236,14 +207,14 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 		WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, 0),
 	[_IOC_NR(WQ_IOC_ADD)] =
 		WQ_OP_RESULT(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns,
-			     WQ_OP_WRITE | WQ_OP_COPIES_OUT | WQ_OP_PROBES,
-			     outcome),
+			     WQ_OP_WRITE | WQ_OP_COPIES_OUT | WQ_OP_PROBES |
+			     WQ_OP_URING, outcome),
 	[_IOC_NR(WQ_IOC_GET)] =
 		WQ_OP(WQ_IOC_GET, wq_ioc_get, struct wq_get, deadline_ns,
-		      WQ_OP_READ | WQ_OP_COPIES_OUT),
+		      WQ_OP_READ | WQ_OP_COPIES_OUT | WQ_OP_URING),
 	[_IOC_NR(WQ_IOC_DONE)] =
 		WQ_OP(WQ_IOC_DONE, wq_ioc_done, struct wq_key, value,
-		      WQ_OP_READ),
+		      WQ_OP_READ | WQ_OP_URING),
 	[_IOC_NR(WQ_IOC_SHUTDOWN)] =
 		WQ_OP(WQ_IOC_SHUTDOWN, wq_ioc_shutdown, struct wq_shutdown,
 		      deadline_ns, WQ_OP_WRITE),
@@ -258,13 +229,13 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 		      value, WQ_OP_BOUND),
 	[_IOC_NR(WQ_IOC_ADD_BATCH)] =
 		WQ_OP(WQ_IOC_ADD_BATCH, wq_ioc_add_batch, struct wq_batch,
-		      deadline_ns, WQ_OP_WRITE),
+		      deadline_ns, WQ_OP_WRITE | WQ_OP_URING),
 	[_IOC_NR(WQ_IOC_GET_BATCH)] =
 		WQ_OP(WQ_IOC_GET_BATCH, wq_ioc_get_batch, struct wq_batch,
-		      deadline_ns, WQ_OP_READ),
+		      deadline_ns, WQ_OP_READ | WQ_OP_URING),
 	[_IOC_NR(WQ_IOC_DONE_BATCH)] =
 		WQ_OP(WQ_IOC_DONE_BATCH, wq_ioc_done_batch, struct wq_batch,
-		      deadline_ns, WQ_OP_READ),
+		      deadline_ns, WQ_OP_READ | WQ_OP_URING),
 	[_IOC_NR(WQ_IOC_METRICS)] =
 		WQ_OP(WQ_IOC_METRICS, wq_ioc_metrics, struct wq_metrics_req,
 		      metrics, WQ_OP_BOUND),
@@ -300,36 +271,61 @@ union wq_ioctl_buf {
 	struct wq_done_get_batch done_get_batch;
 };
 
-static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+/**
+ * wq_op_find() - the command @cmd of handle @h, checked
+ * @h: the handle
+ * @cmd: an ioctl's command number (or an io_uring command's cmd_op)
+ * @qp: set to the bound queue for a command that needs one, else NULL
+ *
+ * The checks every command takes before its struct is read: the command
+ * is known (its direction as the table's), its size at least its struct's
+ * first version, and the handle bound with the access it needs.
+ *
+ * Return: the command's entry, or ERR_PTR(-ENOTTY, -EINVAL or -EBADF).
+ */
+const struct wq_ioctl_op *wq_op_find(struct wq_handle *h, unsigned int cmd,
+				     struct kwq **qp)
 {
-	struct wq_handle *h = file->private_data;
-	void __user *uarg = (void __user *)arg;
 	unsigned int nr = _IOC_NR(cmd);
-	unsigned int usize = _IOC_SIZE(cmd);
 	const struct wq_ioctl_op *op;
-	union wq_ioctl_buf buf;
-	u32 __user *res = NULL;
 	struct kwq *q = NULL;
-	long ret;
 
 	if (_IOC_TYPE(cmd) != WQ_IOC_MAGIC || nr >= ARRAY_SIZE(wq_ioctl_ops))
-		return -ENOTTY;
+		return ERR_PTR(-ENOTTY);
 	op = &wq_ioctl_ops[array_index_nospec(nr, ARRAY_SIZE(wq_ioctl_ops))];
 	if (!op->fn || _IOC_DIR(cmd) != _IOC_DIR(op->cmd))
-		return -ENOTTY;
-	if (usize < op->min_size)
-		return -EINVAL;
+		return ERR_PTR(-ENOTTY);
+	if (_IOC_SIZE(cmd) < op->min_size)
+		return ERR_PTR(-EINVAL);
 	if (op->flags & WQ_OP_BOUND) {
 		q = wq_bound(h);
 		if (!q)
-			return -EBADF;
+			return ERR_PTR(-EBADF);
 		/* h->access is published with h->q (wq_bound()) */
 		if (((op->flags & WQ_OP_READ) == WQ_OP_READ &&
 		     !(h->access & MAY_READ)) ||
 		    ((op->flags & WQ_OP_WRITE) == WQ_OP_WRITE &&
 		     !(h->access & MAY_WRITE)))
-			return -EBADF;
+			return ERR_PTR(-EBADF);
 	}
+	*qp = q;
+	return op;
+}
+
+static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct wq_handle *h = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	unsigned int usize = _IOC_SIZE(cmd);
+	const struct wq_ioctl_op *op;
+	union wq_ioctl_buf buf;
+	u32 __user *res = NULL;
+	struct kwq *q;
+	long ret;
+
+	op = wq_op_find(h, cmd, &q);
+	if (IS_ERR(op))
+		return PTR_ERR(op);
 
 	/* The struct's bytes only (the union is several times larger). */
 	if (_IOC_DIR(cmd) & _IOC_WRITE) {
@@ -448,6 +444,7 @@ static const struct file_operations wq_fops = {
 	.unlocked_ioctl = wq_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.poll = wq_poll,
+	.uring_cmd = wq_uring_cmd,
 	.llseek = noop_llseek,
 };
 

@@ -6,10 +6,13 @@
 #ifndef _WQ_DEV_H
 #define _WQ_DEV_H
 
+#include <linux/bits.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
 
 #include "wq_queue.h"
+
+struct io_uring_cmd;
 
 /**
  * struct wq_handle - one open file of /dev/wq
@@ -42,9 +45,56 @@ struct wq_handle {
  */
 #define WQ_GFP_KEYS	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
 
-/* An ioctl handler: @arg is a kernel copy of the struct at @uarg. */
+/*
+ * An ioctl handler: @arg is a kernel copy of the struct at @uarg. An
+ * io_uring command (wq_uring.c) calls it with @uarg NULL: a handler then
+ * writes nothing back, and its result is all the caller gets.
+ */
 typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
 			  void __user *uarg);
+
+/* Flags of struct wq_ioctl_op. */
+#define WQ_OP_BOUND		BIT(0)	/* needs a bound handle (-EBADF) */
+#define WQ_OP_COPIES_OUT	BIT(1)	/* the handler writes its results */
+#define WQ_OP_PROBES		BIT(4)	/* ... and checks first they can be */
+#define WQ_OP_URING		BIT(5)	/* also an io_uring command */
+#define WQ_OP_READ		(BIT(2) | WQ_OP_BOUND)	/* a consumer's call */
+#define WQ_OP_WRITE		(BIT(3) | WQ_OP_BOUND)	/* a producer's call */
+
+/**
+ * struct wq_ioctl_op - one command of the table
+ * @cmd: the full command number
+ * @size: the kernel's struct size
+ * @min_size: the size of the struct's first version
+ * @flags: WQ_OP_*
+ * @result: offset of a __u32 result field added in a later version of the
+ *	struct, or 0 for none: a handler's result > 0 goes there (if the
+ *	caller's struct has it; the field is checked writable first, by
+ *	writing back what was read, which the handler requires to be 0) and
+ *	the call returns 0
+ * @fn: the handler; @arg is a kernel copy of the struct at @uarg
+ */
+struct wq_ioctl_op {
+	unsigned int cmd;
+	u32 size;
+	u32 min_size;
+	unsigned int flags;
+	u32 result;
+	wq_ioc_fn fn;
+};
+
+/*
+ * WQ_ADD_* bit of the kernel's copy of a struct wq_add only: set by an
+ * io_uring command issued where it may not sleep (wq_uring.c), never
+ * taken from a caller's struct. A WQ_ADD_WAIT add of a full queue then
+ * fails with -EAGAIN, not counted as refused: it is made again where it
+ * can wait.
+ */
+#define WQ_ADD_TRY		BIT(31)
+
+const struct wq_ioctl_op *wq_op_find(struct wq_handle *h, unsigned int cmd,
+				     struct kwq **qp);
+int wq_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
 
 int wq_deadline(u64 ns, ktime_t *deadline);
 long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,

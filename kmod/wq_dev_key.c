@@ -32,8 +32,14 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	ktime_t deadline = KTIME_MAX;
 	struct wq_add *a = arg;
 	struct kwq_item *item;
+	bool try = false;
 	int ret;
 
+	/* only the kernel's copy of an io_uring command may say so */
+	if (!ua && (a->flags & WQ_ADD_TRY)) {
+		a->flags &= ~WQ_ADD_TRY;
+		try = true;
+	}
 	if ((a->flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER |
 			  WQ_ADD_PRIORITY)) ||
 	    a->outcome || kwq_check_key_len(a->key_len))
@@ -55,12 +61,12 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 			return -EINVAL;
 		/* an O_NONBLOCK file never sleeps: -EAGAIN (uapi: struct wq_get) */
 		if (!(h->file->f_flags & O_NONBLOCK))
-			flags |= KWQ_ADD_WAIT;
+			flags |= try ? KWQ_ADD_TRY : KWQ_ADD_WAIT;
 	} else if (a->deadline_ns) {
 		return -EINVAL;
 	}
 	/* its one result can be written: checked before anything changes */
-	if ((flags & KWQ_ADD_RATE_LIMITED) &&
+	if ((flags & KWQ_ADD_RATE_LIMITED) && ua &&
 	    put_user(a->delay_ns, &ua->delay_ns))
 		return -EFAULT;
 	/* A short key through the stack: a record only for a new key. */
@@ -88,7 +94,7 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	 * what the add did (ret, WQ_ADDED_*) goes to @outcome (wq_ioctl());
 	 * nothing else of the struct changes.
 	 */
-	if (ret >= 0 && (flags & KWQ_ADD_RATE_LIMITED) &&
+	if (ret >= 0 && (flags & KWQ_ADD_RATE_LIMITED) && ua &&
 	    put_user(a->delay_ns, &ua->delay_ns))
 		return -EFAULT;
 	return ret;
@@ -103,7 +109,7 @@ static int wq_get_check(const struct wq_get *g, ktime_t *deadline)
 	return 0;
 }
 
-/* GET of @g (checked, @deadline its), results to @ug. */
+/* GET of @g (checked, @deadline its), results to @ug (NULL: none). */
 static long wq_get_key(struct wq_handle *h, struct kwq *q,
 		       const struct wq_get *g, ktime_t deadline,
 		       struct wq_get __user *ug)
@@ -148,8 +154,8 @@ static long wq_get_key(struct wq_handle *h, struct kwq *q,
 	 */
 	if ((!ret || ret == -EMSGSIZE) &&
 	    ((!ret && wq_copy_out(u64_to_user_ptr(g->buf), buf, len)) ||
-	     put_user(len, &ug->key_len) ||
-	     (!ret && q->prio && put_user(prio, &ug->priority)))) {
+	     (ug && put_user(len, &ug->key_len)) ||
+	     (ug && !ret && q->prio && put_user(prio, &ug->priority)))) {
 		if (!ret)
 			kwq_queue_unget(q, buf, len, gen);
 		ret = -EFAULT;

@@ -56,7 +56,7 @@ TEST_F(abij, module_info)
 	EXPECT_EQ((uint32_t)WQ_BATCH_MAX, mi.batch_max);
 	EXPECT_EQ((uint32_t)(WQ_FEATURE_ADD_OUTCOME | WQ_FEATURE_KEY_STATE |
 			     WQ_FEATURE_PRIORITY | WQ_FEATURE_KEY_CALLS |
-			     WQ_FEATURE_DONE_GET),
+			     WQ_FEATURE_DONE_GET | WQ_FEATURE_URING),
 		  mi.features);
 	EXPECT_EQ((uint32_t)(WQ_CREATE_PRIVATE | WQ_CREATE_PRIORITY),
 		  mi.create_flags);

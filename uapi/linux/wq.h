@@ -657,6 +657,7 @@ struct wq_list {
 #define WQ_FEATURE_PRIORITY	_BITUL(2)	/* WQ_CREATE_PRIORITY, WQ_ADD_PRIORITY */
 #define WQ_FEATURE_KEY_CALLS	_BITUL(3)	/* KEY_STATE, CANCEL_AFTER */
 #define WQ_FEATURE_DONE_GET	_BITUL(4)	/* DONE_GET, DONE_GET_BATCH */
+#define WQ_FEATURE_URING	_BITUL(5)	/* io_uring commands, below */
 
 /**
  * struct wq_module_info - WQ_IOC_MODULE_INFO: what this module supports
@@ -834,6 +835,51 @@ struct wq_metrics_req {
 	__u32 size;
 	__u64 metrics;
 };
+
+/*
+ * io_uring passthrough. A /dev/wq handle takes IORING_OP_URING_CMD
+ * submissions of six of the commands below: WQ_IOC_ADD, WQ_IOC_GET,
+ * WQ_IOC_DONE, WQ_IOC_ADD_BATCH, WQ_IOC_GET_BATCH and WQ_IOC_DONE_BATCH.
+ *
+ * @cmd_op of the SQE is the command number; the SQE's command area
+ * (sqe->cmd) holds the command's struct, _IOC_SIZE(cmd_op) bytes, as the
+ * ioctl takes it (a longer struct with its unknown tail zeroed, a shorter
+ * one of an older version). The area is 16 bytes in a plain ring and
+ * WQ_URING_CMD_MAX in a ring set up with IORING_SETUP_SQE128: every
+ * command's struct needs the latter (a struct that does not fit: -EINVAL).
+ * The struct is read when the command is issued and nothing is written
+ * back into it; the keys, buffers and arrays it points at must stay valid
+ * until the completion. The same checks, quotas, access modes, metrics
+ * and tracepoints apply as to the ioctl.
+ *
+ * The completion's res is the ioctl's result, but for WQ_IOC_ADD, whose
+ * res is what the add did (WQ_ADDED_*, the ioctl's @outcome; a
+ * WQ_ADD_RATE_LIMITED add's delay is not reported). WQ_IOC_GET's res is
+ * the key length (with -EMSGSIZE the head key's length is not reported,
+ * nor a priority queue's priority: WQ_IOC_GET_BATCH's @results has it).
+ *
+ * Commands of one submission are tried in submission order. A command
+ * that would wait (a GET or GET_BATCH with nothing queued, an ADD with
+ * WQ_ADD_WAIT of a full queue) does not block the submitter: it waits in
+ * one of io_uring's worker threads (the commands after it go on), in line
+ * with blocked WQ_IOC_GET callers (by when each started waiting), and
+ * completes as the ioctl would: with a key, -ETIMEDOUT at its deadline,
+ * -ESHUTDOWN, or -ECANCELED when io_uring cancels it
+ * (IORING_OP_ASYNC_CANCEL, whose own result is then -EALREADY; the ring's
+ * teardown; the exit of the submitting task), or -EINTR if the process is
+ * stopped or frozen meanwhile (submit it again). A cancelled get has taken no
+ * key; keys a get took are held by the handle as WQ_IOC_GET's are. io_uring
+ * tears a ring down after its last close returns: a get still waiting then
+ * may take a key added meanwhile, which its handle holds (and puts back
+ * when it is closed), as a read in flight consumes data.
+ *
+ * Errors, beyond the ioctl's: -ENOTTY (another command), -EINVAL (the
+ * struct does not fit the command area; IORING_URING_CMD_FIXED or
+ * _MULTISHOT), -ECANCELED, -EINTR. io_uring itself answers -EOPNOTSUPP
+ * for a file without passthrough commands, and before 7.1 for a handle
+ * in an IORING_SETUP_IOPOLL ring. (WQ_FEATURE_URING.)
+ */
+#define WQ_URING_CMD_MAX	80	/* command area of an SQE128 ring */
 
 #define WQ_ABI_VERSION		1
 
