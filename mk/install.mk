@@ -13,9 +13,10 @@
 #                 holds <wq/kwq.h> and <uapi/linux/wq.h> for kernel-API
 #                 consumers, and this build's Module.symvers in
 #                 /usr/src/wq-$(VERSION)/$(KVER)/
-#   install-user  libwq.so.1 (+ links), libwq.a, <wq.h>, <linux/wq.h>,
-#                 libwq.pc, wqctl, the man pages, the udev rule, and the
-#                 modprobe.d and modules-load.d examples (commented out)
+#   install-user  libwq.so.1 (+ links), libwq.a, <wq.h>, <wq_uring.h>,
+#                 <linux/wq.h>, libwq.pc, wqctl, the man pages, the udev
+#                 rule, and the modprobe.d and modules-load.d examples
+#                 (commented out)
 #
 # The module is built for KDIR (default: the newest 6.1 headers, as for
 # `make module`); KVER=X gives KDIR=/lib/modules/X/build unless KDIR is
@@ -94,6 +95,7 @@ install-user: userspace
 	ln -sf libwq.so.$(LIBWQ_SOVERSION) $(DESTDIR)$(LIBDIR)/libwq.so
 	$(INSTALL) -m 644 userspace/libwq.a $(DESTDIR)$(LIBDIR)/libwq.a
 	$(INSTALL) -m 644 userspace/include/wq.h $(DESTDIR)$(INCLUDEDIR)/wq.h
+	$(INSTALL) -m 644 userspace/include/wq_uring.h $(DESTDIR)$(INCLUDEDIR)/wq_uring.h
 	$(INSTALL) -m 644 uapi/linux/wq.h $(DESTDIR)$(INCLUDEDIR)/linux/wq.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
@@ -120,6 +122,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/wqctl $(DESTDIR)$(LIBDIR)/$(LIBWQ_SO) \
 		$(DESTDIR)$(LIBDIR)/libwq.so.$(LIBWQ_SOVERSION) $(DESTDIR)$(LIBDIR)/libwq.so \
 		$(DESTDIR)$(LIBDIR)/libwq.a $(DESTDIR)$(INCLUDEDIR)/wq.h \
+		$(DESTDIR)$(INCLUDEDIR)/wq_uring.h \
 		$(DESTDIR)$(INCLUDEDIR)/linux/wq.h $(DESTDIR)$(PKGCONFIGDIR)/libwq.pc \
 		$(DESTDIR)$(UDEVRULESDIR)/60-wq.rules $(DESTDIR)$(MODPROBEDIR)/wq.conf \
 		$(DESTDIR)$(MODULESLOADDIR)/wq.conf \

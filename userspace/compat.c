@@ -4,7 +4,7 @@
  * whose structs grew since, with the old layout, under their old symbol
  * versions (libwq.map): wq_stat and wq_list (struct wq_stats, 1.1 and
  * 1.3), wq_create and wq_create_private (struct wq_attr, 1.3), wq_metrics
- * (struct wq_metrics, 1.3). A binary built against this header binds to
+ * (struct wq_metrics, 1.3), wq_pool_start (struct wq_pool_attr, 1.5). A binary built against this header binds to
  * the new versions; one built against the old header keeps working.
  */
 #include <stdlib.h>
@@ -146,3 +146,36 @@ int wq_metrics_1_0(int fd, void *m)
 	return wq_ioctl(fd, WQ_IOC_METRICS, &r);
 }
 WQ_SYMVER_COMPAT(wq_metrics, wq_metrics_1_0, "1.0");
+
+/* libwq 1.0's struct wq_pool_attr (up to 1.4): the current one up to flags */
+struct wq_pool_attr_1_0 {
+	unsigned int workers;
+	int max_retries;
+	void (*give_up)(const void *key, size_t len, int err, void *arg);
+	void *arg;
+};
+_Static_assert(offsetof(struct wq_pool_attr, flags) ==
+	       sizeof(struct wq_pool_attr_1_0),
+	       "struct wq_pool_attr grew at its end");
+
+int wq_pool_start_1_0(int fd, wq_handler_fn handler,
+		      const struct wq_pool_attr_1_0 *attr,
+		      struct wq_pool **pool);
+
+/* The current attributes of an old struct: no flags (the ioctls). */
+int wq_pool_start_1_0(int fd, wq_handler_fn handler,
+		      const struct wq_pool_attr_1_0 *attr,
+		      struct wq_pool **pool)
+{
+	struct wq_pool_attr cur;
+
+	if (!attr)
+		return wq_pool_start(fd, handler, NULL, pool);
+	memset(&cur, 0, sizeof(cur));
+	cur.workers = attr->workers;
+	cur.max_retries = attr->max_retries;
+	cur.give_up = attr->give_up;
+	cur.arg = attr->arg;
+	return wq_pool_start(fd, handler, &cur, pool);
+}
+WQ_SYMVER_COMPAT(wq_pool_start, wq_pool_start_1_0, "1.0");

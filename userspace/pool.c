@@ -20,6 +20,12 @@
  * a key added while it is processed is queued again at its done, and a
  * shutdown wakes every worker blocked in get.
  *
+ * With WQ_POOL_URING (and a module and kernel that take io_uring
+ * commands) each worker makes that call on an io_uring of its own
+ * (pool_uring.c): the done and the next get are one submission, and the
+ * get waits in io_uring's worker threads; a done that fails does not stop
+ * that get. Without io_uring the workers use the ioctls.
+ *
  * Stopping: wq_pool_stop shuts the queue down (with drain, or discarding),
  * then joins the workers, which leave once the queue is shut down and
  * empty. A drain that fails (timed out, cut short by someone else's
@@ -49,10 +55,14 @@
 /* struct wq_pool.gate: the workers wait for it before their first get. */
 enum { WQ_POOL_WAIT, WQ_POOL_GO, WQ_POOL_ABORT };
 
+/* The flags of struct wq_pool_attr this libwq knows. */
+#define WQ_POOL_FLAGS	WQ_POOL_URING
+
 struct wq_pool {
 	int fd;
 	wq_handler_fn handler;
 	struct wq_pool_attr attr;
+	bool uring;		/* the module takes io_uring commands */
 	atomic_bool stopping;	/* leave after the key in hand */
 	pthread_mutex_t lock;	/* protects gate */
 	pthread_cond_t cond;
@@ -180,14 +190,18 @@ static void *wq_pool_worker(void *arg)
 {
 	struct wq_pool *pool = arg;
 	unsigned int backoff_ms = 0;
+	struct wq_ring *ring = NULL;
 	char key[WQ_KEY_MAX];
 	size_t len = 0;
 
 	if (!wq_pool_gate(pool))
 		return NULL;
+	if (pool->uring)
+		ring = wq_ring_new(pool->fd);	/* NULL: the ioctls */
 	while (!atomic_load(&pool->stopping)) {
-		ssize_t n = wq_done_get(pool->fd, key, len, key, sizeof(key),
-					-1);
+		ssize_t n = ring ?
+			wq_ring_done_get(ring, key, len, key, sizeof(key)) :
+			wq_done_get(pool->fd, key, len, key, sizeof(key), -1);
 
 		if (n > 0) {
 			backoff_ms = 0;
@@ -207,6 +221,7 @@ static void *wq_pool_worker(void *arg)
 	/* stopping: the key in hand is done, alone */
 	while (len && wq_done(pool->fd, key, len) == -EINTR)
 		;
+	wq_ring_free(ring);
 	return NULL;
 }
 
@@ -239,8 +254,27 @@ static void wq_pool_free(struct wq_pool *pool)
 	free(pool);
 }
 
-int wq_pool_start(int fd, wq_handler_fn handler,
-		  const struct wq_pool_attr *attr, struct wq_pool **poolp)
+/* Whether the module behind fd takes io_uring commands. */
+static bool wq_pool_module_uring(int fd)
+{
+	struct wq_module_info mi;
+
+	return wq_module_info(fd, &mi) == 0 &&
+	       (mi.features & WQ_FEATURE_URING);
+}
+
+/*
+ * wq_pool_start() of struct wq_pool_attr with flags (compat.c: without,
+ * libwq 1.0 to 1.4)
+ */
+int wq_pool_start_1_5(int fd, wq_handler_fn handler,
+		      const struct wq_pool_attr *attr, struct wq_pool **poolp);
+_Static_assert(__builtin_types_compatible_p(__typeof__(wq_pool_start),
+					    __typeof__(wq_pool_start_1_5)),
+	       "wq_pool_start_1_5 is the call of wq.h");
+
+int wq_pool_start_1_5(int fd, wq_handler_fn handler,
+		      const struct wq_pool_attr *attr, struct wq_pool **poolp)
 {
 	struct wq_pool *pool;
 	sigset_t all, old;
@@ -249,7 +283,8 @@ int wq_pool_start(int fd, wq_handler_fn handler,
 	if (!poolp)
 		return -EFAULT;
 	*poolp = NULL;
-	if (!handler || !attr || attr->workers == 0)
+	if (!handler || !attr || attr->workers == 0 ||
+	    (attr->flags & ~(unsigned int)WQ_POOL_FLAGS))
 		return -EINVAL;
 	ret = wq_pool_check_fd(fd);
 	if (ret)
@@ -260,6 +295,8 @@ int wq_pool_start(int fd, wq_handler_fn handler,
 	pool->fd = fd;
 	pool->handler = handler;
 	pool->attr = *attr;
+	pool->uring = (attr->flags & WQ_POOL_URING) &&
+		      wq_pool_module_uring(fd);
 	atomic_init(&pool->stopping, false);
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->cond, NULL);
@@ -284,6 +321,7 @@ int wq_pool_start(int fd, wq_handler_fn handler,
 	*poolp = pool;
 	return 0;
 }
+WQ_SYMVER_DEFAULT(wq_pool_start, wq_pool_start_1_5, "1.5");
 
 /* The drain; a signal does not end it early (the time left is waited). */
 static int wq_pool_drain(int fd, int timeout_ms)

@@ -149,4 +149,18 @@ int wq_get_batch_prep(struct wq_batch *b, void *buf, size_t cap,
 ssize_t wq_get_batch_run(int fd, struct wq_batch *b, int *priorities);
 void wq_get_batch_out(struct iovec *keys, struct wq_iov *copy, ssize_t ret);
 
+/*
+ * A worker's own io_uring (pool_uring.c): wq_ring_new() makes it for the
+ * handle fd (NULL: no ring, use the ioctls); wq_ring_done_get() is
+ * wq_done_get(fd, prev, prev_len, buf, cap, -1) made as two commands of
+ * one submission, but for a done that fails, which does not stop the get
+ * (its error is not reported: the key is no longer in hand either way);
+ * a ring the module refuses is dropped and the call made with the ioctls.
+ */
+struct wq_ring;
+struct wq_ring *wq_ring_new(int fd);
+void wq_ring_free(struct wq_ring *r);
+ssize_t wq_ring_done_get(struct wq_ring *r, const void *prev, size_t prev_len,
+			 void *buf, size_t cap);
+
 #endif /* LIBWQ_INTERNAL_H */

@@ -368,11 +368,22 @@ ssize_t wq_done_get_batch(int fd, const struct iovec *done_keys,
  */
 typedef int (*wq_handler_fn)(const void *key, size_t len, void *arg);
 
+/*
+ * WQ_POOL_URING (libwq 1.5): each worker drives an io_uring of its own
+ * (libwq makes it with the system calls: no liburing needed), in which
+ * its get waits and its done and next get are one submission; the loop
+ * and its results are the same. Where io_uring cannot be used (a kernel
+ * without it or disabled by kernel.io_uring_disabled, a module without
+ * io_uring commands) the workers use the ioctls, silently.
+ */
+#define WQ_POOL_URING		_BITUL(0)	/* workers on io_uring */
+
 struct wq_pool_attr {
 	unsigned int workers;	/* threads, at least 1 */
 	int max_retries;	/* requeues per key before giving up; < 0: no limit */
 	void (*give_up)(const void *key, size_t len, int err, void *arg); /* may be NULL */
 	void *arg;		/* passed to handler and give_up */
+	unsigned int flags;	/* WQ_POOL_URING, or 0 (libwq 1.5) */
 };
 
 struct wq_pool;
@@ -381,9 +392,10 @@ struct wq_pool;
  * wq_pool_start: starts attr->workers threads on fd, which must allow both
  * reading and writing (O_RDWR, as wq_open and wq_create give) and stay open
  * until wq_pool_stop returns. *pool receives the pool (NULL on failure).
- * Returns 0, or -EINVAL (handler or attr NULL, workers 0), -EFAULT (pool
- * NULL), -EBADF (not a queue handle, or not a read-write one), -ENOMEM,
- * -EAGAIN (threads could not be created; none is left running).
+ * Returns 0, or -EINVAL (handler or attr NULL, workers 0, unknown
+ * flags), -EFAULT (pool NULL), -EBADF (not a queue handle, or not a
+ * read-write one), -ENOMEM, -EAGAIN (threads could not be created; none
+ * is left running).
  */
 int wq_pool_start(int fd, wq_handler_fn handler,
 		  const struct wq_pool_attr *attr, struct wq_pool **pool);
