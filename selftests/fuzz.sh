@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# fuzz.sh: the ioctl fuzzer in the guest (busybox sh; TAP; exit 0 pass,
-# 1 fail): wq_fuzz, then the kernel log it added (BUG, WARNING, Oops, KASAN,
-# UBSAN, lockdep), rmmod wq, and kmemleak where the kernel has it (the debug
-# lane). Leaves the module unloaded: run it under vm-run --no-rmmod. With
-# FUZZ_RMMOD=0 (run-tests, in make check's debug lane) it stops after the
-# kernel log and leaves the module, its unload and kmemleak to the caller.
+# fuzz.sh: the fuzzer (ioctls, io_uring commands) in the guest (busybox
+# sh; TAP; exit 0 pass, 1 fail): wq_fuzz, then the kernel log it added
+# (BUG, WARNING, Oops, KASAN, UBSAN, lockdep), rmmod wq (once io_uring has
+# let go of the handles its rings' commands held), and kmemleak where the
+# kernel has it (the debug lane). Leaves the module unloaded: run it under
+# vm-run --no-rmmod. With FUZZ_RMMOD=0 (run-tests, in make check's debug
+# lane) it stops after the kernel log and leaves the module, its unload
+# and kmemleak to the caller.
 #
 #	fuzz.sh [CALLS [PROCS [SEED [THREADS]]]]
 #	(defaults 200000, 4, from the clock, 2)
@@ -42,6 +44,14 @@ if [ "$RMMOD" = 0 ]; then
 	exit "$failed"
 fi
 
+# A ring torn down by a close or an exit is freed by a kernel worker after
+# the last close, and holds its commands' /dev/wq files until then.
+tries=0
+while [ "$(cat /sys/module/wq/refcnt 2>/dev/null || echo 0)" != 0 ] &&
+      [ "$tries" -lt 300 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
 if rmmod wq >/tmp/fuzz.rmmod 2>&1; then
 	ok "rmmod wq"
 else

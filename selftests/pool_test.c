@@ -9,12 +9,21 @@
  * completes (every key handled), a drain that times out (-ETIMEDOUT; the
  * workers leave after the key in hand, the rest stays queued), a discard,
  * a shutdown by someone else. Bad arguments and handles are refused, and
- * an O_NONBLOCK handle does not make idle workers spin.
+ * an O_NONBLOCK handle does not make idle workers spin. Every test runs
+ * twice: workers on the ioctls, and on io_uring (WQ_POOL_URING), whose
+ * idle workers wait in io_uring's worker threads where io_uring and the
+ * module's commands are there (else they use the ioctls). A program built
+ * against libwq 1.0's struct wq_pool_attr (without flags) still starts a
+ * pool.
  */
+#include <dirent.h>
+#include <linux/io_uring.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "wq_test_util.h"
 #include "wq_test_jobs.h"
+#include "wq_test_ioctl.h"
 
 #define NKEYS	64
 
@@ -76,6 +85,18 @@ FIXTURE(pool) {
 	struct wq_pool *pool;
 };
 
+FIXTURE_VARIANT(pool) {
+	unsigned int flags;	/* struct wq_pool_attr's */
+};
+
+FIXTURE_VARIANT_ADD(pool, ioctl) {
+	.flags = 0,
+};
+
+FIXTURE_VARIANT_ADD(pool, uring) {
+	.flags = WQ_POOL_URING,
+};
+
 FIXTURE_SETUP(pool)
 {
 	/* fast retries: 1, 2, 4, 4, ... ms */
@@ -103,6 +124,7 @@ FIXTURE_TEARDOWN(pool)
 			.max_retries = (max_retries_),			\
 			.give_up = (give_up_),				\
 			.arg = self->t,					\
+			.flags = variant->flags,			\
 		};							\
 		ASSERT_EQ(0, wq_pool_start(self->fd, handler, &_pa, &self->pool)); \
 		ASSERT_NE(NULL, self->pool);				\
@@ -370,8 +392,10 @@ TEST_F(pool, external_shutdown)
 /* Bad arguments and handles. */
 TEST_F(pool, start_errors)
 {
-	struct wq_pool_attr pa = { .workers = 1, .arg = self->t };
-	struct wq_pool_attr none = { .workers = 0 };
+	struct wq_pool_attr pa = { .workers = 1, .arg = self->t,
+				   .flags = variant->flags };
+	struct wq_pool_attr none = { .workers = 0, .flags = variant->flags };
+	struct wq_pool_attr flag = { .workers = 1, .flags = 1u << 31 };
 	struct wq_pool *p = (struct wq_pool *)1;
 	int ro, wo, devnull;
 
@@ -379,6 +403,7 @@ TEST_F(pool, start_errors)
 	EXPECT_EQ(NULL, p);
 	EXPECT_EQ(-EINVAL, wq_pool_start(self->fd, handler, NULL, &p));
 	EXPECT_EQ(-EINVAL, wq_pool_start(self->fd, handler, &none, &p));
+	EXPECT_EQ(-EINVAL, wq_pool_start(self->fd, handler, &flag, &p));
 	EXPECT_EQ(-EFAULT, wq_pool_start(self->fd, handler, &pa, NULL));
 	EXPECT_EQ(-EBADF, wq_pool_start(-1, handler, &pa, &p));
 	devnull = open("/dev/null", O_RDWR);
@@ -411,7 +436,7 @@ static int64_t cpu_ns(void)
 TEST_F(pool, nonblock_handle_does_not_spin)
 {
 	struct wq_pool_attr pa = { .workers = 2, .max_retries = 3,
-				   .arg = self->t };
+				   .arg = self->t, .flags = variant->flags };
 	int64_t cpu0, cpu;
 	int nb;
 
@@ -448,6 +473,112 @@ TEST_F_TIMEOUT(pool, many_workers, 120)
 		EXPECT_EQ(i % 3 == 0, atomic_load(&self->t->gave_up[i])) TH_LOG("key %d", i);
 	}
 	EXPECT_CLEAN();
+}
+
+/* ---- io_uring ------------------------------------------------------------ */
+
+/* Whether the workers can use io_uring: the module and a ring of SQE128. */
+static bool uring_usable(void)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
+	struct wq_module_info mi;
+	long fd;
+
+	if (raw_module_info(&mi) || !(mi.features & WQ_FEATURE_URING))
+		return false;
+	fd = syscall(__NR_io_uring_setup, 4, &p);
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return true;
+}
+
+/* This process's threads named comm* (io_uring's workers: "iou-wrk-"). */
+static int threads_named(const char *comm)
+{
+	char path[96], name[32];
+	struct dirent *e;
+	int n = 0;
+	DIR *d = opendir("/proc/self/task");
+	FILE *f;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm", e->d_name);
+		f = e->d_name[0] == '.' ? NULL : fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(name, sizeof(name), f) &&
+		    !strncmp(name, comm, strlen(comm)))
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Idle workers: on io_uring, their gets wait in io_uring's worker threads
+ * (one each); on the ioctls, or where io_uring cannot be used, there are
+ * none. Then the keys are handled as ever.
+ */
+TEST_F(pool, idle_workers_wait_where_they_should)
+{
+	bool ring = variant->flags && uring_usable();
+	int64_t end = wqt_now_ms() + UPPER_MS;
+	int n;
+
+	START(3, 3, give_up);
+	while ((n = threads_named("iou-wrk")) < (ring ? 3 : 1) &&
+	       wqt_now_ms() < end)
+		wqt_sleep_ms(10);
+	if (!ring)
+		wqt_sleep_ms(200);	/* none comes */
+	n = threads_named("iou-wrk");
+	EXPECT_EQ(ring, n >= 3) TH_LOG("%d io_uring workers", n);
+	EXPECT_EQ(ring, n > 0);
+	add_keys(_metadata, self->fd, 16);
+	ASSERT_TRUE(settled(self->t, 16));
+	EXPECT_EQ(0, stop(&self->pool, UPPER_MS));
+	EXPECT_PER_KEY(16, 1, 0);
+	EXPECT_CLEAN();
+}
+
+/* libwq 1.0's wq_pool_start reads its struct, without flags, only. */
+struct wq_pool_attr_1_0 {
+	unsigned int workers;
+	int max_retries;
+	void (*give_up)(const void *key, size_t len, int err, void *arg);
+	void *arg;
+};
+int wq_pool_start_v1_0(int fd, wq_handler_fn handler,
+		       const struct wq_pool_attr_1_0 *attr,
+		       struct wq_pool **pool);
+__asm__(".symver wq_pool_start_v1_0, wq_pool_start@WQ_1.0");
+
+TEST_F(pool, libwq_1_0_pool_attr)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct wq_pool_attr_1_0 *old;
+
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, mprotect(map + page, page, PROT_NONE));
+	/* the old struct ends where the memory does */
+	old = (struct wq_pool_attr_1_0 *)(map + page - sizeof(*old));
+	old->workers = 2;
+	old->max_retries = 3;
+	old->give_up = give_up;
+	old->arg = self->t;
+	ASSERT_EQ(0, wq_pool_start_v1_0(self->fd, handler, old, &self->pool));
+	add_keys(_metadata, self->fd, 8);
+	ASSERT_TRUE(settled(self->t, 8));
+	EXPECT_EQ(0, stop(&self->pool, UPPER_MS));
+	EXPECT_PER_KEY(8, 1, 0);
+	EXPECT_EQ(-EINVAL, wq_pool_start_v1_0(self->fd, handler, NULL, &self->pool));
+	munmap(map, 2 * page);
 }
 
 TEST_HARNESS_MAIN

@@ -118,8 +118,10 @@ t0=$(cs)
 check "... second add" run 0 add "$Q" adv --after 200ms
 check "the earlier time wins" run_out 0 adv get "$Q" --timeout 10s --done
 since "$t0" -ge 19 "advanced key not handed out early"
-check "add --after 200ms, then --after 1h: the later does not postpone" \
-	run 0 add "$Q" post --after 200ms
+# 3 s, not less: a second add that came after it fired would leave a
+# waiting copy (a delayed add of a queued key waits, as client-go's)
+check "add --after 3s, then --after 1h: the later does not postpone" \
+	run 0 add "$Q" post --after 3s
 check "... second add" run 0 add "$Q" post --after 1h
 check "the earlier time still wins" run_out 0 post get "$Q" --timeout 10s --done
 check "list: WAITING 1 (only the 1h key)" list_is "$Q" 4 1

@@ -243,7 +243,7 @@ void seen(unsigned int cmd, int e, int live)
  * refused it (full, empty, not processing, shut down, timed out, over a
  * quota, ...), rather than the call being malformed or the handle wrong.
  */
-static int queue_reason(unsigned int e)
+int queue_reason(unsigned int e)
 {
 	static const int why[] = {
 		EAGAIN, ENOENT, ESHUTDOWN, ETIMEDOUT, EINTR, EMSGSIZE,

@@ -25,6 +25,13 @@
  * - own calls (own.c, one live call in sixteen): each thread's own
  *   private queues, one by priority and one plain, that nothing else
  *   reaches, checked call by call against a model of the queue;
+ * - io_uring commands (uring.c, uring_cmds.c; one call in seven where the
+ *   module has WQ_FEATURE_URING): a ring with SQE128 per thread, live and
+ *   hostile IORING_OP_URING_CMD submissions (the six commands, and others,
+ *   with boundary sizes, unknown tails, mangled SQE fields, on any fd),
+ *   cancels of commands in flight, teardowns of the ring with gets
+ *   outstanding, commands through a ring without SQE128; counted and
+ *   checked as the ioctls are, in rows of their own;
  * and other operations (ops.c): poll, close/dup/reopen, forks killed
  * mid-way, SIGALRM interrupting blocking calls, a child holding keys on
  * its own handle SIGKILLed. fuzz.2 and fuzz.3 hand out by priority (fuzz.3
@@ -101,6 +108,13 @@
  */
 #define UNMAPPED	0x100000000000UL
 
+#define URING_ROWS	9	/* uring.c's table: UR_* (uring.h) */
+/* uring.c's counts (struct shared's uring) */
+enum {
+	U_RINGS, U_NORING, U_TEARDOWNS, U_TORN, U_CANCELS, U_CANCEL_HIT,
+	U_ECANCELED, U_NOSLOT, U_NR
+};
+
 struct shared {
 	volatile uint64_t progress[64];
 	volatile uint32_t last_cmd[64];
@@ -113,6 +127,10 @@ struct shared {
 	volatile uint64_t no_slot;	/* live calls that found no slot */
 	volatile uint64_t own_calls;	/* calls checked by own.c's models */
 	volatile uint64_t cancelled;	/* CANCEL_AFTERs that dropped a delay */
+	/* uring.c's io_uring commands: their results, by row and errno */
+	volatile uint64_t useen[URING_ROWS][ERRNO_MAX];
+	volatile uint64_t ulive[URING_ROWS][ERRNO_MAX];
+	volatile uint64_t uring[U_NR];	/* uring.c's counts */
 };
 
 extern struct shared *sh;
@@ -147,6 +165,7 @@ void thread_setup(void);
 int in_arena(uint64_t p, uint64_t len);
 int apart(uint64_t a, uint64_t al, uint64_t b, uint64_t bl);
 uint64_t bad_ptr(void);
+size_t arena_half(void);
 uint64_t place(size_t len, int hostile_pct);
 uint32_t key_len_val(void);
 uint64_t key_ptr(uint32_t len);
@@ -176,6 +195,7 @@ int errno_ok(int fd, unsigned int cmd, int e);
 int success_ok(int fd, unsigned int cmd);
 void seen(unsigned int cmd, int e, int live);
 void print_seen(void);
+int queue_reason(unsigned int e);
 int check_reached(void);
 long do_ioctl(int fd, unsigned int cmd, uint64_t arg, int blocking, int *err);
 void check_info(const struct wq_queue_info *i);
@@ -191,6 +211,23 @@ void check_key_info(const struct wq_key_info *ks, const struct wq_key_info *in);
 /* hostile.c, live.c: one ioctl of each kind */
 void one_ioctl(void);
 void one_live(void);
+/* ... and what uring.c takes of them */
+void hostile_struct(unsigned int ci, unsigned char *s, uint32_t *clean);
+int live_slot(int acc);
+uint32_t pool_key_n(char *p, uint32_t n);
+uint64_t short_deadline(void);
+void remember(const char *key, uint32_t len, int slot);
+uint32_t held_take(char *key, int *slot);
+
+/* uring.c: io_uring commands */
+extern int uring_on;
+extern const char *uring_why;
+void uring_probe(const struct wq_module_info *mi);
+void one_uring(void);
+void uring_forget(void);
+void seen_uring(unsigned int row, int e, int live);
+void uring_print(void);
+int uring_check_reached(void);
 
 /* own.c: each thread's own queues, checked against a model */
 void own_setup(void);

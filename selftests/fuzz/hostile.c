@@ -158,7 +158,7 @@ static void build_batch_keys(struct wq_batch *b, uint32_t n)
 	       sizeof(struct wq_iov);
 	for (i = 0; i < n && i < room; i++) {
 		uint32_t kl = chance(90) ? 2 + rn(3) : key_len_val();
-		char *kp = (char *)arena + (ARENA_PAGES - 1) * PAGE / 2 + i * 8;
+		char *kp = (char *)arena + arena_half() + i * 8;
 
 		int len = snprintf(kp, 8, "%c%u", prefix, lo + rn(span));
 
@@ -512,6 +512,18 @@ static void check_result(int fd, unsigned int ci, unsigned char *s, long r,
 			fail("%s returned %ld", cmds[ci].name, r);
 		break;
 	}
+}
+
+/*
+ * uring.c's hostile commands: the struct of command index ci built in s
+ * as one_ioctl() builds it, its pointers in the arena as it is now (a
+ * command's own, there); *clean as build() says.
+ */
+void hostile_struct(unsigned int ci, unsigned char *s, uint32_t *clean)
+{
+	uint64_t hint;
+
+	build(ci, s, clean, &hint);
 }
 
 void one_ioctl(void)

@@ -43,7 +43,7 @@ static uint64_t uat(size_t off)
 }
 
 /* A slot bound for acc (ACC_*; 0: any), or -1 after a few tries. */
-static int live_slot(int acc)
+int live_slot(int acc)
 {
 	int i, k;
 
@@ -58,7 +58,7 @@ static int live_slot(int acc)
 }
 
 /* Key "k<n>" of the pool at p; its length. */
-static uint32_t pool_key_n(char *p, uint32_t n)
+uint32_t pool_key_n(char *p, uint32_t n)
 {
 	return (uint32_t)snprintf(p, 8, "k%u", n);
 }
@@ -95,12 +95,13 @@ static long live_call(int slot, unsigned int cmd, uint64_t arg, int blocking)
 }
 
 /* A deadline a few milliseconds away, or none to wait (NONBLOCK). */
-static uint64_t short_deadline(void)
+uint64_t short_deadline(void)
 {
 	return now_ns() + 100000 + rn(2000000);
 }
 
-static void remember(const char *key, uint32_t len, int slot)
+/* A key this thread holds, got through slot, for a later done. */
+void remember(const char *key, uint32_t len, int slot)
 {
 	struct held *h;
 
@@ -122,6 +123,22 @@ static struct held take_held(void)
 
 	held[i] = held[--nheld];
 	return h;
+}
+
+/*
+ * uring.c's dones: a held key into key (8 bytes), its length, and the
+ * slot it was got through in *slot; 0 if none is held.
+ */
+uint32_t held_take(char *key, int *slot)
+{
+	struct held h;
+
+	if (!nheld)
+		return 0;
+	h = take_held();
+	memcpy(key, h.key, h.len);
+	*slot = h.slot;
+	return h.len;
 }
 
 /*

@@ -110,6 +110,7 @@ static int create_shared(void)
 		return 2;
 	}
 	close(i);
+	uring_probe(&mi);
 	destroy_all();	/* leftovers of an earlier run */
 	for (i = 0; i < NQUEUES; i++) {
 		struct wq_create c = { .max_items = 32, .mode = 0666 };
@@ -239,11 +240,12 @@ int main(int argc, char **argv)
 	watch(pids, procs);
 	destroy_all();
 	print_seen();
+	uring_print();
 	printf("wq_fuzz: %llu live calls found no bound slot for them; %llu were checked against a model (own.c); %llu CANCEL_AFTERs dropped a delay\n",
 	       (unsigned long long)sh->no_slot,
 	       (unsigned long long)sh->own_calls,
 	       (unsigned long long)sh->cancelled);
-	if (!check_reached())
+	if (!check_reached() || !uring_check_reached())
 		fail("fewer than half of the queue commands reached the queue");
 	printf("wq_fuzz: seed %llu: %llu calls in %lds, %llu failures\n",
 	       (unsigned long long)seed, (unsigned long long)sh->calls,

@@ -201,6 +201,7 @@ static void fork_ops(void)
 	if (pid == 0) {
 		timer_setup();
 		own_forget();	/* the parent's thread models them */
+		uring_forget();	/* and owns the rings */
 		rng ^= 0x9e3779b97f4a7c15ULL;
 		nfail = 0;
 		run_ops(10 + rn(40));
@@ -235,7 +236,10 @@ static void poll_op(void)
 		fail("poll: errno %d", errno);
 }
 
-/* One operation: mostly an ioctl, live (seven in ten) or hostile. */
+/*
+ * One operation: mostly an ioctl, live (seven in ten) or hostile; one in
+ * seven of those an io_uring operation instead (uring.c).
+ */
 static void one_op(void)
 {
 	int i = rn(NFDS), op = (int)rn(100);
@@ -262,7 +266,9 @@ static void one_op(void)
 			hold_and_die();
 		break;
 	default:
-		if (chance(70))
+		if (uring_on && chance(14))
+			one_uring();
+		else if (chance(70))
 			one_live();
 		else
 			one_ioctl();

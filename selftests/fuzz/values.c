@@ -40,6 +40,12 @@ uint64_t bad_ptr(void)
 	}
 }
 
+/* Half the arena's accessible bytes (uring.c's arenas are smaller). */
+size_t arena_half(void)
+{
+	return (size_t)(arena_end - arena) / 2;
+}
+
 /* A user buffer of len bytes in the arena: ordinary, ending at the guard
  * page, or straddling into it (a few bytes). Sometimes a bad pointer. */
 uint64_t place(size_t len, int hostile_pct)
@@ -48,8 +54,8 @@ uint64_t place(size_t len, int hostile_pct)
 
 	if (chance(hostile_pct))
 		return bad_ptr();
-	if (len > (ARENA_PAGES - 1) * PAGE / 2)
-		len = (ARENA_PAGES - 1) * PAGE / 2;
+	if (len > arena_half())
+		len = arena_half();
 	switch (rn(4)) {
 	case 0:
 		return (uint64_t)(uintptr_t)(arena_end - len);
@@ -57,7 +63,7 @@ uint64_t place(size_t len, int hostile_pct)
 		off = 1 + rn(16);
 		return (uint64_t)(uintptr_t)(arena_end - len + (off < len ? off : 0));
 	default:
-		off = rn((ARENA_PAGES - 1) * PAGE / 2 - len + 1);
+		off = rn((uint32_t)(arena_half() - len + 1));
 		return (uint64_t)(uintptr_t)(arena + off);
 	}
 }

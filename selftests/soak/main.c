@@ -21,6 +21,12 @@
  *   again (the queue's id, from wq_stat, tells whether the name still
  *   names the round's queue: after a destroy it may be a new queue's,
  *   and such a handle is closed);
+ * - where the module takes io_uring commands (WQ_FEATURE_URING), a
+ *   producer and a consumer that use them (uring.c): adds of every kind
+ *   and batches of adds submitted 1 to 16 at a time, gets and batch gets
+ *   kept outstanding (waiting in io_uring's worker threads), dones and
+ *   done_batches through the ring or by the ioctl, gets cancelled in
+ *   flight, on rings with and without SQPOLL;
  * - SIGUSR1 interrupting a producer's and a consumer's waits (-EINTR);
  * - victims: consumers that take a few keys (some detached) and are
  *   SIGKILLed holding them, asleep in get, add_wait or
@@ -93,6 +99,7 @@
  *   check.c	the end of a queue: shutdown, drain or discard, the sweep,
  *		the checks of its keys and counters, its destroy
  *   watch.c	the monitor of stalls (and SIGUSR1), wq's record cache
+ *   uring.c	the io_uring producer and consumer
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -215,6 +222,9 @@ static int prepare(void)
 		return 1;
 	}
 	atexit(restore_params);
+	uring_probe();
+	if (!uring_ok)
+		printf("# no io_uring workers: %s\n", uring_why);
 	printf("# quotas while running: user_max_queues %u, user_max_key_bytes %lu (were %lu, %lu)\n",
 	       QUOTA_QUEUES, QUOTA_BYTES, saved_queues, saved_bytes);
 	return 0;
@@ -273,6 +283,11 @@ static void summary(int64_t start)
 	       tot.ends[END_CANCEL], tot.cut_discard, tot.cancelled,
 	       (unsigned long long)tot.discarded, (unsigned long long)tot.excused,
 	       (unsigned long long)tot.dropped_delayed, tot.destroys, tot.reused);
+	printf("# io_uring: %llu keys added, %llu keys got, %llu gets cancelled (%llu completed -ECANCELED)\n",
+	       (unsigned long long)atomic_load(&sh->ur_adds),
+	       (unsigned long long)atomic_load(&sh->ur_gets),
+	       (unsigned long long)atomic_load(&sh->ur_cancels),
+	       (unsigned long long)atomic_load(&sh->ur_cancelled));
 	printf("# quotas: %llu -EDQUOT hits by uids %d and %d (%llu keys added before the key budget ran out)\n",
 	       (unsigned long long)atomic_load(&sh->edquot), UID_QUOTA, UID_QUOTA + 1,
 	       (unsigned long long)atomic_load(&sh->quota_keys));
@@ -307,7 +322,14 @@ static void tap_lines(void)
 	TAP(9, F_HANG, "every process finished in time, no queue stalled");
 	TAP(10, F_MEM, "wq's record cache back to %ld objects in use after every round",
 	    items0);
-	printf("1..10\n");
+	if (!uring_ok)
+		printf("ok 11 io_uring producers and consumers # SKIP %s\n",
+		       uring_why);
+	else
+		TAP(11, F_URING, "io_uring producers and consumers (%llu keys added, %llu got)",
+		    (unsigned long long)atomic_load(&sh->ur_adds),
+		    (unsigned long long)atomic_load(&sh->ur_gets));
+	printf("1..11\n");
 }
 
 int main(int argc, char **argv)
@@ -331,6 +353,12 @@ int main(int argc, char **argv)
 	start = now_ms();
 	run_rounds(start, seconds, max_rounds);
 
+	/* io_uring's workers took part: keys went through their rings */
+	if (uring_ok && tot.rounds && (!atomic_load(&sh->ur_adds) ||
+				       !atomic_load(&sh->ur_gets)))
+		fail(F_URING, "%llu keys added and %llu got through io_uring in %u rounds",
+		     (unsigned long long)atomic_load(&sh->ur_adds),
+		     (unsigned long long)atomic_load(&sh->ur_gets), tot.rounds);
 	nfail = fail_count();
 	summary(start);
 	tap_lines();

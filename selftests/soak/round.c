@@ -32,7 +32,7 @@ int idle_fd = -1;		/* and of the idle queue */
 /* The round's children, by role. */
 enum {
 	C_PROD0, C_PROD1, C_CONS0, C_CONS1, C_CONS2, C_PASS, C_RECV, C_QUOTA,
-	C_VICTIM, C_NR = C_VICTIM + MAXV
+	C_UPROD, C_UCONS, C_VICTIM, C_NR = C_VICTIM + MAXV
 };
 
 static void pick_queue(struct squeue *q, unsigned int i)
@@ -223,6 +223,10 @@ static unsigned int init_workers(struct child *ch)
 	child_init(&ch[C_PASS], 1, (int)rn((uint32_t)rd->nq), 0);
 	child_init(&ch[C_RECV], 1, -1, 0);
 	child_init(&ch[C_QUOTA], 0, -1, UID_QUOTA + round_no % 2);
+	if (uring_ok) {		/* io_uring's (uring.c) */
+		child_init(&ch[C_UPROD], 1, -1, 0);
+		child_init(&ch[C_UCONS], 1, -1, 0);
+	}
 	nvictims = 1 + rn(MAXV);
 	for (i = 0; i < MAXV; i++) {
 		child_init(&ch[C_VICTIM + i], 1, (int)rn((uint32_t)rd->nq), 0);
@@ -253,6 +257,12 @@ static unsigned int start_workers(struct child *ch, unsigned int nvictims)
 	r = r ?: spawn(&ch[C_PASS], "passer", passer_main);
 	r = r ?: spawn(&ch[C_RECV], "receiver", receiver_main);
 	r = r ?: spawn(&ch[C_QUOTA], "quota user", quota_main);
+	if (ch[C_UPROD].id)
+		r = r ?: spawn(&ch[C_UPROD], "io_uring producer",
+			       uring_producer_main);
+	if (ch[C_UCONS].id)
+		r = r ?: spawn(&ch[C_UCONS], "io_uring consumer",
+			       uring_consumer_main);
 	for (i = 0; i < nvictims; i++)
 		r = r ?: spawn(&ch[C_VICTIM + i], "victim", victim_main);
 	pass_close();
@@ -349,11 +359,13 @@ static void round_end(struct child *ch, int64_t t0, int duration_ms)
 	atomic_store(&rd->stop, 1);
 	reap(&ch[C_PROD0], 30000);
 	reap(&ch[C_PROD1], 30000);
+	reap(&ch[C_UPROD], 30000);
 	reap(&ch[C_QUOTA], 60000);
 	atomic_store(&rd->over, 1);
 	reap(&ch[C_CONS0], 60000);
 	reap(&ch[C_CONS1], 60000);
 	reap(&ch[C_CONS2], 60000);
+	reap(&ch[C_UCONS], 60000);
 	for (k = 0; k < C_NR; k++)
 		if (ch[k].pid)
 			reap(&ch[k], 1000);

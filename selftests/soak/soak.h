@@ -37,7 +37,7 @@ enum qend { END_DRAIN, END_SHUTDOWN, END_DISCARD, END_CANCEL, END_NR };
 
 enum fcat {
 	F_DOUBLE, F_LOST, F_KILL, F_PASS, F_COUNT, F_END, F_QUOTA, F_RESULT,
-	F_HANG, F_MEM, F_NR
+	F_HANG, F_MEM, F_URING, F_NR
 };
 
 /* Where a victim waits when it is killed (on the round's idle queue). */
@@ -115,6 +115,11 @@ struct shared {
 	_Atomic uint64_t edquot;	/* -EDQUOT hits of the quota users */
 	_Atomic uint64_t relanded;	/* reopens by name that found a new queue */
 	_Atomic uint64_t quota_keys;	/* keys they added before it */
+	/* uring.c's io_uring workers */
+	_Atomic uint64_t ur_adds;	/* keys their adds made pending */
+	_Atomic uint64_t ur_gets;	/* keys their gets took */
+	_Atomic uint64_t ur_cancels;	/* gets they cancelled */
+	_Atomic uint64_t ur_cancelled;	/* gets that completed -ECANCELED */
 	struct round rd;
 };
 
@@ -234,6 +239,13 @@ void end_one(int qi, int64_t *discard_ret);
 unsigned int sweep(int qi);
 void check_queue(int qi, int64_t discard_ret);
 void add_totals(const struct qcount *c);
+
+/* uring.c: a producer and a consumer of io_uring commands */
+extern int uring_ok;
+extern const char *uring_why;
+void uring_probe(void);
+int uring_producer_main(struct child *c);
+int uring_consumer_main(struct child *c);
 
 /* watch.c: stalls watched during a round, wq's record cache after it */
 extern long items0;	/* wqt_wq_items() at the start */

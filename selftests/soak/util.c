@@ -24,7 +24,7 @@ static __thread uint64_t rng;
 static const char *const fcat_name[F_NR] = {
 	"two holders", "key lost", "killed consumer", "passed handle",
 	"counters", "shutdown/drain/discard/destroy", "quota",
-	"call result", "hang", "memory",
+	"call result", "hang", "memory", "io_uring",
 };
 
 static uint64_t rnd(void)
