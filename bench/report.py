@@ -53,6 +53,16 @@ FIGURES = [
      "prio_big_cycle_ns", "plain_big_cycle_ns", "<=", 1.3, "ns"),
     ("12", "worker loop per key, wq_add + wq_done_get / mqueue send+receive",
      "loop_wq_ns", "loop_mq_ns", "<=", 1.0, "ns"),
+    ("13a", "io_uring commands 1P+1C keys/s / in-process stand-in",
+     "uring_1p1c_keys_s", "uring_standin_1p1c_keys_s", ">=", 3.0, "keys/s"),
+    ("13b", "io_uring commands 1P+1C keys/s / batched ioctls 1P+1C",
+     "uring_1p1c_keys_s", "uring_batch_1p1c_keys_s", ">=", 1.0, "keys/s"),
+    ("13c", "io_uring with SQPOLL 1P+1C keys/s / in-process stand-in",
+     "uring_sqpoll_1p1c_keys_s", "uring_standin_1p1c_keys_s", ">=", 3.0,
+     "keys/s"),
+    ("13d", "io_uring with SQPOLL 1P+1C keys/s / batched ioctls 1P+1C",
+     "uring_sqpoll_1p1c_keys_s", "uring_batch_1p1c_keys_s", ">=", 1.0,
+     "keys/s"),
 ]
 
 
@@ -93,14 +103,17 @@ def fmt(v, unit=""):
     return "%.2f%s" % (v, " " + unit if unit else "")
 
 
-def figure(fig, raw):
+def figure(fig, raw, info):
     fid, title, num, den, op, goal, unit = fig
     res = {"id": fid, "title": title, "goal": None, "op": op}
     res["goal"] = goal
     a = raw.get(num)
     b = raw.get(den) if den else None
     if not a or (den and not b):
-        res.update(status="n/a", note="not measured")
+        note = "not measured"
+        if num.startswith("uring_") and "uring_skip" in info:
+            note = "skipped: " + info["uring_skip"]
+        res.update(status="n/a", note=note)
         return res
     if den:
         n = min(len(a), len(b))
@@ -159,7 +172,7 @@ def report(rawlog, out, seconds=None):
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "guest": info,
         "seconds": int(seconds) if seconds else None,
-        "figures": [figure(f, raw) for f in FIGURES],
+        "figures": [figure(f, raw, info) for f in FIGURES],
         "profile": {k: stats(v) for k, v in sorted(prof.items())},
         "raw": raw,
         "errors": errors,
