@@ -87,53 +87,37 @@ static inline void wq_ipc_ns_put(struct ipc_namespace *ns)
 #endif
 
 /*
- * The SQE's command area: 16 bytes, or 80 in an IORING_SETUP_SQE128 ring.
- * From 6.11 to 6.13 (and 6.12.y) io_uring copies the SQE of a command it
+ * From 6.10 to 6.13 (and 6.12.y) io_uring copies the SQE of a command it
  * sends to io-wq after -EAGAIN into req->async_data without pointing ->sqe
- * at the copy: issued again there, ->sqe is a slot of the SQ ring the
- * program may have filled anew, and the copy is what the command was. A
- * command that reaches io-wq otherwise (behind a link) has no copy there,
- * so the punt leaves a token in ->pdu that names the command (its slot and
- * user_data) and the issue in io-wq takes it. 6.14 copies every SQE at
- * prep, 6.16 on -EAGAIN.
+ * at the copy: issued again there, ->sqe would be a slot of the SQ ring
+ * the program may have filled anew. The punt makes the copy itself and
+ * points ->sqe at it, as 6.14 does (io_uring then copies nothing); 6.14
+ * also copies every SQE at prep. async_data starts with the SQE there.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0) && \
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
 #define WQ_URING_OWN_COPY
 #endif
 
-#ifdef WQ_URING_OWN_COPY
-static inline u64 wq_uring_token(struct io_uring_cmd *c)
-{
-	return (u64)(uintptr_t)c->sqe ^ cmd_to_io_kiocb(c)->cqe.user_data ^
-	       0x7771756575696e67ULL;
-}
-#endif
-
 /* @c goes to io-wq (->uring_cmd() returns this): nothing done yet. */
-static inline int wq_uring_punt(struct io_uring_cmd *c)
+static inline int wq_uring_punt(struct io_uring_cmd *c,
+				unsigned int issue_flags)
 {
 #ifdef WQ_URING_OWN_COPY
-	u64 token = wq_uring_token(c);
+	struct io_uring_sqe *copy = cmd_to_io_kiocb(c)->async_data;
 
-	memcpy(c->pdu, &token, sizeof(token));
+	if (c->sqe != copy) {
+		memcpy(copy, c->sqe, (issue_flags & IO_URING_F_SQE128) ?
+				     2 * sizeof(*copy) : sizeof(*copy));
+		c->sqe = copy;
+	}
 #endif
 	return -EAGAIN;
 }
 
-static inline const void *wq_uring_cmd_area(struct io_uring_cmd *c,
-					    unsigned int issue_flags)
+/* The SQE's command area: 16 bytes, or 80 in an IORING_SETUP_SQE128 ring. */
+static inline const void *wq_uring_cmd_area(const struct io_uring_cmd *c)
 {
-#ifdef WQ_URING_OWN_COPY
-	u64 token = 0, mine = wq_uring_token(c);
-
-	if (!(issue_flags & IO_URING_F_NONBLOCK))
-		memcpy(&token, c->pdu, sizeof(token));
-	memset(c->pdu, 0, sizeof(token));
-	if (token == mine)
-		return ((const struct io_uring_sqe *)
-			cmd_to_io_kiocb(c)->async_data)->cmd;
-#endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
 	return c->sqe->cmd;
 #else

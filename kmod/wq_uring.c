@@ -92,13 +92,13 @@ static bool wq_uring_try(struct wq_handle *h, const struct wq_ioctl_op *op,
 }
 
 /* The struct of @op from the command area of @ioucmd into @b. */
-static int wq_uring_copy_in(struct io_uring_cmd *ioucmd,
+static int wq_uring_copy_in(const struct io_uring_cmd *ioucmd,
 			    unsigned int issue_flags,
 			    const struct wq_ioctl_op *op, union wq_uring_buf *b)
 {
 	u32 area = (issue_flags & IO_URING_F_SQE128) ? WQ_URING_CMD_MAX : 16;
 	u32 usize = _IOC_SIZE(ioucmd->cmd_op);
-	const u8 *cmd = wq_uring_cmd_area(ioucmd, issue_flags);
+	const u8 *cmd = wq_uring_cmd_area(ioucmd);
 
 	BUILD_BUG_ON(sizeof(*b) > WQ_URING_CMD_MAX);
 	if (usize > area)
@@ -163,7 +163,7 @@ int wq_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 		would_wait = wq_uring_try(h, op, &buf);
 	ret = op->fn(h, q, &buf, NULL);
 	if (ret == -EAGAIN && would_wait)
-		return wq_uring_punt(ioucmd);	/* nothing done: io-wq waits */
+		return wq_uring_punt(ioucmd, issue_flags); /* to io-wq */
 	/*
 	 * Interrupted, having taken nothing. io_uring's cancel
 	 * (IORING_OP_ASYNC_CANCEL, the ring's teardown, the task's exit)

@@ -849,8 +849,8 @@ struct wq_metrics_req {
  * command's struct needs the latter (a struct that does not fit: -EINVAL).
  * The struct is read when the command is issued and nothing is written
  * back into it; the keys, buffers and arrays it points at must stay valid
- * until the completion. (Before 6.14, io_uring issues a command linked or
- * drained behind another from its SQE's slot: leave such an SQE alone
+ * until the completion. (From 6.10 to 6.13, io_uring issues a command
+ * linked behind another from its SQE's slot: leave such an SQE alone
  * until it completes.) The same checks, quotas, access modes, metrics
  * and tracepoints apply as to the ioctl.
  *
