@@ -14,6 +14,7 @@
 #	(defaults 200000, 4, from the clock, 2)
 
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/module_lib.sh"
 
 DIR=$(cd "$(dirname "$0")" && pwd)
 CALLS=${1:-200000}
@@ -44,14 +45,7 @@ if [ "$RMMOD" = 0 ]; then
 	exit "$failed"
 fi
 
-# A ring torn down by a close or an exit is freed by a kernel worker after
-# the last close, and holds its commands' /dev/wq files until then.
-tries=0
-while [ "$(cat /sys/module/wq/refcnt 2>/dev/null || echo 0)" != 0 ] &&
-      [ "$tries" -lt 300 ]; do
-	sleep 0.1
-	tries=$((tries + 1))
-done
+unreferenced	# rings let go of their files in a kernel worker
 if rmmod wq >/tmp/fuzz.rmmod 2>&1; then
 	ok "rmmod wq"
 else

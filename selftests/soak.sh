@@ -155,14 +155,7 @@ else
 fi
 
 # ---- unload, leaks, reload
-# (an io_uring ring is freed by a kernel worker after its last close, and
-# holds its commands' /dev/wq files until then)
-tries=0
-while [ "$(cat /sys/module/wq/refcnt 2>/dev/null || echo 0)" != 0 ] &&
-      [ "$tries" -lt 300 ]; do
-	sleep 0.1
-	tries=$((tries + 1))
-done
+unreferenced	# rings let go of their files in a kernel worker
 if rmmod wq >"$TMP/soak.rmmod" 2>&1; then
 	good "rmmod wq"
 else

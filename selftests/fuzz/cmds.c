@@ -253,9 +253,12 @@ int queue_reason(unsigned int e)
 	return e == 0 || in_list(why, (int)e);
 }
 
-/* Of command ci's calls in table t: how many, how many reached the queue. */
-static void reached(volatile uint64_t (*t)[ERRNO_MAX], unsigned int ci,
-		    uint64_t *all, uint64_t *in)
+/*
+ * Of row ci's calls in table t (a command's, or uring.c's): how many, how
+ * many reached the queue.
+ */
+void reached(volatile uint64_t (*t)[ERRNO_MAX], unsigned int ci,
+	     uint64_t *all, uint64_t *in)
 {
 	unsigned int e;
 

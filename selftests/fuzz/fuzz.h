@@ -196,6 +196,8 @@ int success_ok(int fd, unsigned int cmd);
 void seen(unsigned int cmd, int e, int live);
 void print_seen(void);
 int queue_reason(unsigned int e);
+void reached(volatile uint64_t (*t)[ERRNO_MAX], unsigned int ci,
+	     uint64_t *all, uint64_t *in);
 int check_reached(void);
 long do_ioctl(int fd, unsigned int cmd, uint64_t arg, int blocking, int *err);
 void check_info(const struct wq_queue_info *i);

@@ -467,20 +467,6 @@ void seen_uring(unsigned int row, int e, int live)
 		__atomic_add_fetch(&sh->ulive[row][e], 1, __ATOMIC_RELAXED);
 }
 
-/* Of row's results in t: how many, how many reached the queue. */
-static void ureached(volatile uint64_t (*t)[ERRNO_MAX], unsigned int row,
-		     uint64_t *all, uint64_t *in)
-{
-	unsigned int e;
-
-	*all = *in = 0;
-	for (e = 0; e < ERRNO_MAX; e++) {
-		*all += t[row][e];
-		if (queue_reason(e))
-			*in += t[row][e];
-	}
-}
-
 /* One line a row, as print_seen()'s; the counts of uring.c. */
 void uring_print(void)
 {
@@ -502,8 +488,8 @@ void uring_print(void)
 				len += snprintf(line + len, sizeof(line) - (size_t)len,
 						" %s %llu", e ? ename((int)e) : "ok",
 						(unsigned long long)sh->useen[row][e]);
-		ureached(sh->useen, row, &all, &in);
-		ureached(sh->ulive, row, &lall, &lin);
+		reached(sh->useen, row, &all, &in);
+		reached(sh->ulive, row, &lall, &lin);
 		if (row < UR_OTHER && all && len < (int)sizeof(line))
 			snprintf(line + len, sizeof(line) - (size_t)len,
 				 " (%llu%% reached the queue; of %llu live calls %llu%%, of %llu hostile %llu%%)",
@@ -539,7 +525,7 @@ int uring_check_reached(void)
 	int ok = 1;
 
 	for (row = 0; row < UR_OTHER; row++) {
-		ureached(sh->useen, row, &all, &in);
+		reached(sh->useen, row, &all, &in);
 		if (all >= 500 && in * 2 <= all) {
 			printf("wq_fuzz: only %llu of %llu io_uring %s commands reached the queue\n",
 			       (unsigned long long)in, (unsigned long long)all,
