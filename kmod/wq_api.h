@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the kernel API's two files share: wq_api.c (the queue, client-go's
- * calls) and wq_api_key.c (priorities, what an add did, a key's state,
- * cancelling a delay). The API itself is <wq/kwq.h>.
+ * What the kernel API's files share: wq_api.c (the queue, client-go's
+ * calls), wq_api_key.c (priorities, what an add did, a key's state,
+ * cancelling a delay) and wq_api_held.c (the worker's get and done by
+ * handle). The API itself is <wq/kwq.h>.
  */
 #ifndef _WQ_API_H
 #define _WQ_API_H

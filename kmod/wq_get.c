@@ -44,6 +44,10 @@ static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off,
 	q->nr_processing++;
 	if (t->holder)
 		list_add_tail(&item->link, &t->holder->held);
+	if (t->recs) {
+		kwq_record_pin_locked(q, item);
+		t->recs[i] = item;
+	}
 	/* per queue, so a record freed and made again never repeats one */
 	t->gens[i] = ++q->gen_seq;
 	item->gen = t->gens[i];

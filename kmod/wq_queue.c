@@ -61,6 +61,7 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 	kwq_ready_init(q, false, 0);
 	INIT_LIST_HEAD(&q->idle);
 	INIT_LIST_HEAD(&q->spare);
+	INIT_LIST_HEAD(&q->orphans);
 	kwq_metrics_init(q);
 	q->max_tracked = max_tracked;
 	init_waitqueue_head(&q->getters);
@@ -307,6 +308,22 @@ static void kwq_finish_locked(struct kwq *q, struct kwq_item *item, u64 now)
 	kwq_wake_drainers_locked(q);
 }
 
+/*
+ * Drop q->lock after dones, and wake consumers for the keys they queued
+ * again and producers for the slots they freed: @queued and @held are
+ * q->nr_queued and q->nr_held before them.
+ */
+static void kwq_done_unlock(struct kwq *q, unsigned long flags,
+			    unsigned int queued, unsigned int held)
+	__releases(&q->lock)
+{
+	queued = q->nr_queued - queued;
+	held -= q->nr_held;
+	spin_unlock_irqrestore(&q->lock, flags);
+	kwq_wake_getters(q, queued);
+	kwq_wake_producers(q, held);
+}
+
 /**
  * kwq_queue_done_many() - Done of each of @n keys, one hold of q->lock
  * @q: the queue
@@ -347,11 +364,7 @@ unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
 			res[i] = -ENOENT;
 		}
 	}
-	queued = q->nr_queued - queued;
-	held -= q->nr_held;
-	spin_unlock_irqrestore(&q->lock, flags);
-	kwq_wake_getters(q, queued);
-	kwq_wake_producers(q, held);
+	kwq_done_unlock(q, flags, queued, held);
 	return ok;
 }
 
@@ -376,6 +389,39 @@ int kwq_queue_done(struct kwq *q, const void *key, u32 len)
 
 	kwq_queue_done_many(q, &k, &res, 1);
 	return res;
+}
+
+/**
+ * kwq_queue_done_held() - Done of a key by its record, without a look-up
+ * @q: the queue
+ * @item: the record a take pinned for a handle (struct kwq_take.recs)
+ * @gen: the generation that take gave the key
+ *
+ * Ends the processing of that hand-out, if it is still processing (not
+ * done by its bytes since, nor handed out again), as kwq_queue_done()
+ * would; either way the handle's pin on @item is given back, which frees
+ * an orphaned record with its last handle.
+ *
+ * Context: any context.
+ * Return: 0, or -ENOENT if that hand-out is not processing any more.
+ */
+int kwq_queue_done_held(struct kwq *q, struct kwq_item *item, u64 gen)
+{
+	unsigned int queued, held;
+	unsigned long flags;
+	bool mine;
+
+	spin_lock_irqsave(&q->lock, flags);
+	queued = q->nr_queued;
+	held = q->nr_held;
+	/* generations are never reused: the record's own hand-out */
+	mine = (item->flags & KWQ_ITEM_PROCESSING) && item->gen == gen;
+	/* a record still processing is held, never an orphan: not freed */
+	kwq_record_unpin_locked(q, item);
+	if (mine)
+		kwq_finish_locked(q, item, kwq_metrics_now());
+	kwq_done_unlock(q, flags, queued, held);
+	return mine ? 0 : -ENOENT;
 }
 
 /**

@@ -23,7 +23,9 @@
  * both. A record lives while its key is held (queued,
  * processing or waiting) or has rate-limiter failures; a record kept only
  * for its failures is "idle" and sits on q->idle (least recently held
- * first), which is capped at max_tracked by evicting the oldest.
+ * first), which is capped at max_tracked by evicting the oldest. A record
+ * a kernel caller's handle (struct kwq_held) still names outlives its key
+ * as an "orphan" on q->orphans (wq_record.h).
  *
  * The layers, each in its own file and each built on the one below, as
  * client-go builds AddRateLimited as AddAfter(item, When(item)): records
@@ -86,6 +88,7 @@
 #ifndef _WQ_QUEUE_H
 #define _WQ_QUEUE_H
 
+#include <linux/build_bug.h>
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
@@ -112,6 +115,13 @@
 #define KWQ_ITEM_PRIO_SET	BIT(4)
 #define KWQ_ITEM_HELD		(KWQ_ITEM_QUEUED | KWQ_ITEM_PROCESSING | \
 				 KWQ_ITEM_WAITING)
+/* no key's record any more, kept for the kwq_held handles that name it */
+#define KWQ_ITEM_ORPHAN		BIT(5)
+/* bits 16..31: how many kwq_held handles name the record (saturating) */
+#define KWQ_ITEM_PIN_ONE	BIT(16)
+#define KWQ_ITEM_PINS		GENMASK(31, 16)
+static_assert(!((KWQ_ITEM_HELD | KWQ_ITEM_DIRTY | KWQ_ITEM_PRIO_SET |
+		 KWQ_ITEM_ORPHAN) & KWQ_ITEM_PINS));
 
 #define KWQ_BATCH		64	/* most keys moved in one hold of q->lock */
 #define KWQ_SPARE_MAX		KWQ_BATCH	/* most spare records a queue keeps */
@@ -157,12 +167,13 @@ struct wq_ipc;
  * struct kwq_item - the record of one key
  * @key: the key (inline up to KWQ_INLINE_KEY bytes) and its hash chain
  * @link: q->fifo while QUEUED; holder->held while PROCESSING with a holder;
- *	q->idle while not held but with @failures; q->spare while spare
+ *	q->idle while not held but with @failures; q->spare while spare;
+ *	q->orphans while ORPHAN
  * @wait: ready time and heap position while WAITING
- * @flags: KWQ_ITEM_*
+ * @flags: KWQ_ITEM_*, and the count of kwq_held handles (KWQ_ITEM_PINS)
  * @gen: when the key was last handed out (q->gen_seq), for
- *	kwq_queue_unget(): unique per queue, it names the take and thereby
- *	its holder
+ *	kwq_queue_unget() and kwq_queue_done_held(): unique per queue, it
+ *	names the take and thereby its holder or handle
  * @failures: rate-limiter failures since the last Forget (NumRequeues)
  * @run: q->running while PROCESSING (in get order, oldest first); its
  *	level's FIFO while QUEUED on a priority queue (wq_ready.h)
@@ -238,6 +249,8 @@ struct kwq_holder {
  * @nr_idle: [L] records on @idle
  * @spare: [L] records of keys gone, kept for new keys (wq_record.h)
  * @nr_spare: [L] records on @spare, at most KWQ_SPARE_MAX
+ * @orphans: [L] records of keys gone that kwq_held handles still name
+ *	(wq_record.h), freed when the last is given back or with the queue
  * @nr_tracked: [L] records with failures (held or idle)
  * @max_tracked: most records on @idle
  * @evicted: [L] records evicted from @idle to stay within @max_tracked
@@ -306,6 +319,7 @@ struct kwq {
 	unsigned int nr_idle;
 	struct list_head spare;
 	unsigned int nr_spare;
+	struct list_head orphans;
 	unsigned int nr_tracked;
 	unsigned int max_tracked;
 	u64 evicted;
@@ -389,6 +403,8 @@ void kwq_queue_put(struct kwq *q);
  * @gens: out: their hand-out generations (kwq_queue_unget()); @n entries
  * @prios: out, if not NULL: their priorities (0 on a plain queue); @n
  *	entries
+ * @recs: out, if not NULL: their records, each pinned for a kwq_held
+ *	handle (kwq_queue_done_held()); @n entries
  * @taken: out: how many were taken
  * @hup: out: the last key of a queue shutting down was taken (pollers
  *	must see EPOLLHUP)
@@ -401,6 +417,7 @@ struct kwq_take {
 	u32 *lens;
 	u64 *gens;
 	s32 *prios;
+	struct kwq_item **recs;
 	u32 taken;
 	bool hup;
 };
@@ -436,6 +453,7 @@ void kwq_queue_unget(struct kwq *q, const void *key, u32 len, u64 gen);
 void kwq_queue_unget_many(struct kwq *q, const struct kwq_keyref *keys,
 			  const u64 *gens, unsigned int n);
 int kwq_queue_done(struct kwq *q, const void *key, u32 len);
+int kwq_queue_done_held(struct kwq *q, struct kwq_item *item, u64 gen);
 unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
 				 int *res, unsigned int n);
 unsigned int kwq_queue_len(struct kwq *q);

@@ -121,6 +121,11 @@ void kwq_record_free_all(struct kwq *q)
 		kwq_record_free(item);
 	INIT_LIST_HEAD(&q->spare);
 	q->nr_spare = 0;
+	list_for_each_entry_safe(item, tmp, &q->orphans, link) {
+		kwq_record_free(item);
+		cond_resched();		/* as many as handles not given back */
+	}
+	INIT_LIST_HEAD(&q->orphans);
 	kwq_keytab_drain(&q->keys, kwq_record_free_key);
 	wq_quota_uncharge_bytes(q->owner, q->charged);
 	q->charged = 0;
@@ -426,6 +431,8 @@ struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len)
 		if (item->key.tag == tag) {
 			list_del(&item->link);
 			q->nr_spare--;
+			/* a pinned record is an orphan, never spare */
+			WARN_ON_ONCE(item->flags & KWQ_ITEM_PINS);
 			kwq_record_init(item, len);
 			return item;
 		}
@@ -437,13 +444,24 @@ struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len)
 
 /**
  * kwq_record_put_locked() - a record in no table or list is not needed
- * any more: keep it spare (for the caller's memory cgroup), or free it
+ * any more: keep it for the handles that name it (an orphan), spare (for
+ * the caller's memory cgroup), or free it
  * @q: the queue (q->lock held)
  * @item: the record
  */
 void kwq_record_put_locked(struct kwq *q, struct kwq_item *item)
 {
 	lockdep_assert_held(&q->lock);
+	if (item->flags & KWQ_ITEM_PINS) {	/* a kwq_held names it */
+		/* a handle needs only flags and gen: not a long key's bytes */
+		if (item->key.len > KWQ_INLINE_KEY) {
+			kfree(item->key.ext);
+			item->key.len = 0;
+		}
+		item->flags |= KWQ_ITEM_ORPHAN;
+		list_add_tail(&item->link, &q->orphans);
+		return;
+	}
 	if (item->key.len <= KWQ_INLINE_KEY && q->nr_spare < KWQ_SPARE_MAX) {
 		item->key.tag = kwq_record_spare_tag();
 		list_add(&item->link, &q->spare);
@@ -451,6 +469,47 @@ void kwq_record_put_locked(struct kwq *q, struct kwq_item *item)
 		return;
 	}
 	kwq_record_free(item);
+}
+
+/**
+ * kwq_record_pin_locked() - a kwq_held handle names the record
+ * @q: the queue (q->lock held)
+ * @item: the record, PROCESSING: just handed out
+ *
+ * Until kwq_record_unpin_locked(), the record is not freed: when its key
+ * goes, it becomes an orphan (q->orphans), never spare. The count
+ * saturates: a record with 65,535 handles outstanding (handles a caller
+ * never gave back) is kept until the queue is freed.
+ */
+void kwq_record_pin_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	if ((item->flags & KWQ_ITEM_PINS) != KWQ_ITEM_PINS)
+		item->flags += KWQ_ITEM_PIN_ONE;
+	else
+		WARN_ONCE(1, "wq: 65535 kwq_held handles of one record\n");
+}
+
+/**
+ * kwq_record_unpin_locked() - a kwq_held handle of the record was given back
+ * @q: the queue (q->lock held)
+ * @item: the record; freed (or kept spare) on return if it was an orphan
+ *	and this was its last handle
+ */
+void kwq_record_unpin_locked(struct kwq *q, struct kwq_item *item)
+{
+	lockdep_assert_held(&q->lock);
+	/* none: a handle given back twice (through a copy) */
+	if (WARN_ON_ONCE(!(item->flags & KWQ_ITEM_PINS)) ||
+	    (item->flags & KWQ_ITEM_PINS) == KWQ_ITEM_PINS)
+		return;				/* saturated: kept */
+	item->flags -= KWQ_ITEM_PIN_ONE;
+	if ((item->flags & (KWQ_ITEM_PINS | KWQ_ITEM_ORPHAN)) ==
+	    KWQ_ITEM_ORPHAN) {
+		list_del(&item->link);
+		item->flags &= ~KWQ_ITEM_ORPHAN;
+		kwq_record_put_locked(q, item);
+	}
 }
 
 /*

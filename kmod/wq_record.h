@@ -34,6 +34,18 @@
  * records (under 10 KiB) beyond its keys, which the per-user limit on
  * queues bounds.
  *
+ * Handles (struct kwq_held, kwq_get_held()): a record a handle names is
+ * pinned (KWQ_ITEM_PINS) and never freed while pinned, so kwq_done_held()
+ * may look at it whatever became of its key. If the key goes meanwhile
+ * (done by its bytes, by anyone; discarded; evicted), the record becomes
+ * an orphan on q->orphans instead of spare or freed: out of the key table,
+ * charged to nobody's key budget, its long key's bytes freed. The last
+ * handle's kwq_done_held() makes it spare or frees it. Orphans are
+ * bounded by the handles their callers hold, and freed with the queue.
+ * While the key stays, its record may be handed out again with a new
+ * generation (q->gen_seq): that tells a handle's hand-out from a later
+ * one.
+ *
  * Relies on wq_queue.h: the state table (KWQ_ITEM_HELD) and q->lock, which
  * every *_locked function here needs held.
  */
@@ -64,6 +76,8 @@ struct kwq_item *kwq_record_hold_found_locked(struct kwq *q,
 					      bool unlimited);
 struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len);
 void kwq_record_put_locked(struct kwq *q, struct kwq_item *item);
+void kwq_record_pin_locked(struct kwq *q, struct kwq_item *item);
+void kwq_record_unpin_locked(struct kwq *q, struct kwq_item *item);
 void kwq_record_grow(struct kwq *q, gfp_t gfp);
 void kwq_record_unhold_locked(struct kwq *q, struct kwq_item *item);
 void kwq_record_drop_idle_locked(struct kwq *q, struct kwq_item *item);

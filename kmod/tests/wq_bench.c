@@ -9,7 +9,9 @@
  *   wq_bench: done		the last line
  *
  * Figures: an Add+Get+Done cycle of one key through the exported API
- * (kwq_add, kwq_try_get, kwq_done) against the floor the issue names, a
+ * (kwq_add, kwq_try_get, kwq_done; and with kwq_get_held and
+ * kwq_done_held, the worker's path by handle) against the floor the
+ * issue names, a
  * spinlocked kfifo of key pointers with the copy (kmemdup + put + get +
  * kfree); the cost of an AddAfter insert and of a fire at 1,000 and at
  * 1,000,000 waiting keys. Profile counters: each call of the cycle timed
@@ -72,10 +74,15 @@ static struct kwq *bench_queue(u32 max_items)
 	return kwq_create(NULL, &attr);
 }
 
-/* Add+Get+Done of one key, @n times; ns per cycle, or a -errno. */
-static s64 bench_kwq_cycle(struct kwq *q, unsigned int n)
+/*
+ * Add+Get+Done of one key, @n times: by its bytes (kwq_try_get, kwq_done)
+ * or, @held, by handle (kwq_get_held, kwq_done_held); ns per cycle, or a
+ * -errno.
+ */
+static s64 bench_kwq_cycle(struct kwq *q, unsigned int n, bool held)
 {
 	char key[BENCH_KEY_LEN + 1], buf[16];
+	struct kwq_held h;
 	unsigned int i;
 	u64 t0;
 	int ret;
@@ -86,10 +93,16 @@ static s64 bench_kwq_cycle(struct kwq *q, unsigned int n)
 		ret = kwq_add(q, key, BENCH_KEY_LEN, GFP_KERNEL);
 		if (ret)
 			return ret;
-		ret = kwq_try_get(q, buf, sizeof(buf));
+		if (held)
+			ret = kwq_get_held(q, buf, sizeof(buf), 0, 0, &h);
+		else
+			ret = kwq_try_get(q, buf, sizeof(buf));
 		if (ret != BENCH_KEY_LEN)
 			return ret < 0 ? ret : -EIO;
-		ret = kwq_done(q, buf, BENCH_KEY_LEN);
+		if (held)
+			ret = kwq_done_held(q, &h);
+		else
+			ret = kwq_done(q, buf, BENCH_KEY_LEN);
 		if (ret)
 			return ret;
 		if (!(i & 1023))
@@ -176,6 +189,29 @@ static int bench_profile(struct kwq *q, unsigned int n)
 	pr_info("P kwq_add_queued_key_ns %llu\n", div_u64(dup, n) - clk);
 	pr_info("P kwq_try_get_ns %llu\n", div_u64(get, n) - clk);
 	pr_info("P kwq_done_ns %llu\n", div_u64(done, n) - clk);
+
+	get = 0;
+	done = 0;
+	for (i = 0; i < n; i++) {
+		struct kwq_held h;
+
+		ret = kwq_add(q, key, BENCH_KEY_LEN, GFP_KERNEL);
+		t0 = ktime_get_ns();
+		ret = ret ?: kwq_get_held(q, buf, sizeof(buf), 0, 0, &h);
+		t1 = ktime_get_ns();
+		if (ret != BENCH_KEY_LEN)
+			return ret < 0 ? ret : -EIO;
+		ret = kwq_done_held(q, &h);
+		t2 = ktime_get_ns();
+		if (ret)
+			return ret;
+		get += t1 - t0;
+		done += t2 - t1;
+		if (!(i & 1023))
+			cond_resched();
+	}
+	pr_info("P kwq_get_held_ns %llu\n", div_u64(get, n) - clk);
+	pr_info("P kwq_done_held_ns %llu\n", div_u64(done, n) - clk);
 
 	/* What a record allocation and a lock round trip cost alone. */
 	cache = kmem_cache_create("wq_bench_rec", 144, 0, 0, NULL);
@@ -283,7 +319,7 @@ static int __init wq_bench_init(void)
 {
 	unsigned int r;
 	struct kwq *q;
-	s64 a, b;
+	s64 a, b, h;
 	int ret = 0;
 
 	if (!iters || !reps || !probes)
@@ -292,20 +328,22 @@ static int __init wq_bench_init(void)
 	if (IS_ERR(q))
 		return PTR_ERR(q);
 	for (r = 0; r < reps && !ret && nometrics_run; r++) {
-		a = bench_kwq_cycle(q, iters);
+		a = bench_kwq_cycle(q, iters, false);
 		if (a < 0)
 			ret = a;
 		else
 			pr_info("R kwq_cycle_nometrics_ns %lld\n", a);
 	}
 	for (r = 0; r < reps && !ret && !nometrics_run; r++) {
-		a = bench_kwq_cycle(q, iters);
+		a = bench_kwq_cycle(q, iters, false);
+		h = bench_kwq_cycle(q, iters, true);
 		b = bench_kfifo_cycle(iters);
-		if (a < 0 || b < 0) {
-			ret = a < 0 ? a : b;
+		if (a < 0 || h < 0 || b < 0) {
+			ret = a < 0 ? a : h < 0 ? h : b;
 			break;
 		}
 		pr_info("R kwq_cycle_ns %lld\n", a);
+		pr_info("R kwq_held_cycle_ns %lld\n", h);
 		pr_info("R kfifo_cycle_ns %lld\n", b);
 	}
 	if (!ret && !nometrics_run)

@@ -39,5 +39,15 @@ struct kwq *kapi_private(enum kapi_limiter limiter);
 void kapi_check_no_queue(const char *name);
 void kapi_failnth(void);
 void kapi_priority(void);
+void kapi_held(void);
+
+/* fail-nth of this task (wq_test_kapi_failnth.c); works: failslab fires */
+void kapi_nth_arm(unsigned int nth);
+bool kapi_nth_disarm(void);
+bool kapi_nth_works(void);
+
+struct task_struct;
+struct task_struct *kapi_start(int (*fn)(void *), void *arg,
+			       const char *what, int i);
 
 #endif /* WQ_TEST_KAPI_H */

@@ -42,13 +42,13 @@ MODULE_PARM_DESC(failnth_required, "fail, not skip, the failnth case where fail-
 #define KNTH_PREFILL	510	/* waiting keys before the heap's 2nd chunk */
 #define KNTH_CROSS	4	/* adds past it, and past 512 keys */
 
-static void kapi_nth_arm(unsigned int nth)
+void kapi_nth_arm(unsigned int nth)
 {
 	WRITE_ONCE(current->fail_nth, nth);
 }
 
 /* Disarms; true if the fault fired while armed. */
-static bool kapi_nth_disarm(void)
+bool kapi_nth_disarm(void)
 {
 	unsigned int left = READ_ONCE(current->fail_nth);
 
@@ -57,7 +57,7 @@ static bool kapi_nth_disarm(void)
 }
 
 /* Does the first allocation fail when asked to (failslab, gfp-wait)? */
-static bool kapi_nth_works(void)
+bool kapi_nth_works(void)
 {
 	void *p;
 
@@ -413,6 +413,20 @@ void kapi_failnth(void)
 	kfree(buf);
 }
 #else
+void kapi_nth_arm(unsigned int nth)
+{
+}
+
+bool kapi_nth_disarm(void)
+{
+	return false;
+}
+
+bool kapi_nth_works(void)
+{
+	return false;
+}
+
 void kapi_failnth(void)
 {
 	kapi_case_skip = "no CONFIG_FAULT_INJECTION";

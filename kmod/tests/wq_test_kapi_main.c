@@ -389,8 +389,8 @@ static void kapi_stop(struct task_struct **t, int n)
 }
 
 /* A kthread, referenced before it runs: it may exit (and be freed) early. */
-static struct task_struct *kapi_start(int (*fn)(void *), void *arg,
-				      const char *what, int i)
+struct task_struct *kapi_start(int (*fn)(void *), void *arg,
+			       const char *what, int i)
 {
 	struct task_struct *t = kthread_create(fn, arg, "kapi-%s/%d", what, i);
 
@@ -496,7 +496,7 @@ static void kapi_metrics(struct kwq *q)
 static int __init wq_test_kapi_init(void)
 {
 	pr_info("KTAP version 1\n");
-	pr_info("1..11\n");
+	pr_info("1..12\n");
 	kapi_run("interface", NULL, kapi_interface, KAPI_DEFAULT);
 	kapi_run("pointer_keys", NULL, kapi_pointer_keys, KAPI_DEFAULT);
 	kapi_run("named_queues", kapi_named, NULL, KAPI_DEFAULT);
@@ -508,6 +508,7 @@ static int __init wq_test_kapi_init(void)
 	kapi_run("metrics", NULL, kapi_metrics, KAPI_DEFAULT);
 	kapi_run("failnth", kapi_failnth, NULL, KAPI_DEFAULT);
 	kapi_run("priorities", kapi_priority, NULL, KAPI_DEFAULT);
+	kapi_run("held_handles", kapi_held, NULL, KAPI_DEFAULT);
 	pr_info("# pass:%d fail:%d skip:%d\n",
 		kapi_case - kapi_failed - kapi_skipped, kapi_failed,
 		kapi_skipped);

@@ -29,7 +29,9 @@
  * Memory: the queue copies keys in (kwq_add*) and out (kwq_get*, into the
  * caller's buffer). The caller owns its buffers at all times; a key handed
  * out stays "processing" until kwq_done() with the same bytes, which any
- * user of the queue may call.
+ * user of the queue may call. kwq_get_held() also hands out a handle with
+ * which kwq_done_held() ends the processing without hashing or looking up
+ * the key: the worker's fast path.
  *
  * Lifetime: kwq_create() and kwq_open() return a reference; kwq_put() drops
  * it; the queue is freed when its last reference goes (a named queue's name
@@ -118,6 +120,25 @@ struct kwq_key_info {
 	u32 requeues;
 };
 
+struct kwq_item;
+
+/**
+ * struct kwq_held - a key kwq_get_held() handed out, for kwq_done_held()
+ *
+ * Opaque. Give each handle back with kwq_done_held() once, also when the
+ * key's processing has ended some other way (kwq_done() of its bytes, by
+ * anyone): until then the queue keeps the key's record (at most 152 bytes)
+ * for it, however long ago the key went. The handle holds no reference on
+ * the queue: keep yours until the handle is given back. Copies of a handle
+ * are not handles.
+ */
+struct kwq_held {
+	/* private: */
+	struct kwq *q;
+	struct kwq_item *rec;
+	u64 gen;
+};
+
 extern const struct wq_limiter kwq_default_limiter;
 
 /* kwq_get() flags */
@@ -149,7 +170,10 @@ ssize_t kwq_get_timeout(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
 ssize_t kwq_try_get(struct kwq *q, void *buf, size_t cap);
 ssize_t kwq_get_priority(struct kwq *q, void *buf, size_t cap,
 			 u64 timeout_ns, unsigned int flags, int *priority);
+ssize_t kwq_get_held(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
+		     unsigned int flags, struct kwq_held *held);
 int kwq_done(struct kwq *q, const void *key, size_t len);
+int kwq_done_held(struct kwq *q, struct kwq_held *held);
 int kwq_forget(struct kwq *q, const void *key, size_t len);
 int kwq_num_requeues(struct kwq *q, const void *key, size_t len);
 unsigned int kwq_len(struct kwq *q);
