@@ -343,7 +343,7 @@ EXPORT_SYMBOL_NS_GPL(kwq_try_get, WQ_NS);
  */
 int kwq_done(struct kwq *q, const void *key, size_t len)
 {
-	return kwq_check_key(key, len) ?: kwq_queue_done(q, key, len);
+	return kwq_check_key(key, len) ?: kwq_queue_done(q, NULL, key, len);
 }
 EXPORT_SYMBOL_NS_GPL(kwq_done, WQ_NS);
 

@@ -145,6 +145,8 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 	buf = io.s->buf;
 	while (i < b->count) {
 		unsigned int j, first = i, n = 0;
+		/* per chunk: the hint of the chunk before */
+		bool in_order = !add && kwq_holder_in_order(&h->holder);
 		size_t off = 0;
 
 		/*
@@ -168,7 +170,9 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			}
 			c->refs[n].data = buf + off;
 			c->refs[n].len = v->len;
-			c->refs[n].hash = kwq_record_hash(q, buf + off, v->len);
+			/* DONE in order: the handle's keys need none (0) */
+			c->refs[n].hash = in_order ? 0 :
+					  kwq_record_hash(q, buf + off, v->len);
 			c->idx[n++] = i - first;
 			off += v->len;
 		}
@@ -176,7 +180,8 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			ok += kwq_add_many(q, c->refs, c->res, c->items, n,
 					   &ab);
 		else if (n)
-			ok += kwq_queue_done_many(q, c->refs, c->res, n);
+			ok += kwq_queue_done_many(q, &h->holder, c->refs,
+						  c->res, n);
 		for (j = 0; j < n; j++)
 			res[c->idx[j]] = c->res[j];
 		wq_batch_io_out(&io, first, i - first);

@@ -197,21 +197,37 @@ static void wq_free_key(void *key, u8 *small)
 }
 
 /*
- * DONE and FORGET: the key copied in, one queue call on it; with
+ * DONE (@done) and FORGET: the key copied in, one queue call on it; with
  * WQ_KEY_RESULT_STATE, the key's state afterwards as the result.
  */
-static long wq_key_call(struct kwq *q, struct wq_key *k,
-			int (*call)(struct kwq *q, const void *key, u32 len))
+static long wq_key_call(struct wq_handle *h, struct kwq *q, struct wq_key *k,
+			bool done)
 {
 	u8 small[WQ_DEV_SMALL_KEY];
 	void *key = wq_copy_key(k, WQ_KEY_RESULT_STATE, small);
+	struct kwq_keyref ref = {};
 	long ret;
+	int res;
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
-	ret = call(q, key, k->key_len);
+	/*
+	 * Hashed once, before the lock, for the state too; a done of a
+	 * handle in order (kwq_holder_in_order()) likely needs none.
+	 */
+	if ((k->flags & WQ_KEY_RESULT_STATE) ||
+	    (done && !kwq_holder_in_order(&h->holder)))
+		ref.hash = kwq_record_hash(q, key, k->key_len);
+	ref.data = key;
+	ref.len = k->key_len;
+	if (done)
+		kwq_queue_done_many(q, &h->holder, &ref, &res, 1);
+	else
+		res = kwq_ratelimit_forget(q, key, k->key_len);
+	ret = res;
 	if (!ret && (k->flags & WQ_KEY_RESULT_STATE))
-		ret = kwq_queue_key_state(q, key, k->key_len, NULL);
+		ret = kwq_queue_key_state_hashed(q, ref.hash, key, k->key_len,
+						 NULL);
 	wq_free_key(key, small);
 	return ret;
 }
@@ -219,13 +235,13 @@ static long wq_key_call(struct kwq *q, struct wq_key *k,
 long wq_ioc_done(struct wq_handle *h, struct kwq *q, void *arg,
 		 void __user *uarg)
 {
-	return wq_key_call(q, arg, kwq_queue_done);
+	return wq_key_call(h, q, arg, true);
 }
 
 long wq_ioc_forget(struct wq_handle *h, struct kwq *q, void *arg,
 		   void __user *uarg)
 {
-	return wq_key_call(q, arg, kwq_ratelimit_forget);
+	return wq_key_call(h, q, arg, false);
 }
 
 long wq_ioc_num_requeues(struct wq_handle *h, struct kwq *q, void *arg,
@@ -302,7 +318,7 @@ long wq_ioc_done_get(struct wq_handle *h, struct kwq *q, void *arg,
 		key = wq_copy_key(&k, 0, small);
 		if (IS_ERR(key))
 			return PTR_ERR(key);
-		ret = kwq_queue_done(q, key, dg->prev_len);
+		ret = kwq_queue_done(q, &h->holder, key, dg->prev_len);
 		wq_free_key(key, small);
 		if (ret)
 			return ret;

@@ -17,6 +17,7 @@
 void kwq_holder_init(struct kwq_holder *holder)
 {
 	INIT_LIST_HEAD(&holder->held);
+	holder->in_order = false;
 }
 
 /* Keys put back per hold of q->lock when a holder goes away. */

@@ -324,10 +324,42 @@ static void kwq_done_unlock(struct kwq *q, unsigned long flags,
 	kwq_wake_producers(q, held);
 }
 
+/*
+ * The record of @k, with q->lock held: the oldest key @holder got and has
+ * not done, if it is @k (a worker ends its keys in the order it got them:
+ * no hash, no look-up); else looked up, hashing @k first if the caller
+ * left its hash 0 (a hash of 0 is then merely computed again).
+ */
+static struct kwq_item *kwq_done_find_locked(struct kwq *q,
+					     struct kwq_holder *holder,
+					     struct kwq_keyref *k)
+{
+	struct kwq_item *item;
+	bool hit = false;
+
+	if (holder && !list_empty(&holder->held)) {
+		item = list_first_entry(&holder->held, struct kwq_item, link);
+		/* a key has one record: these bytes are its own */
+		hit = item->key.len == k->len &&
+		      !memcmp(kwq_key_data(&item->key), k->data, k->len);
+	}
+	if (holder && READ_ONCE(holder->in_order) != hit)
+		WRITE_ONCE(holder->in_order, hit);
+	if (hit)
+		return item;
+	if (!k->hash)
+		k->hash = kwq_record_hash(q, k->data, k->len);
+	return kwq_record_find_locked(q, k->hash, k->data, k->len);
+}
+
 /**
  * kwq_queue_done_many() - Done of each of @n keys, one hold of q->lock
  * @q: the queue
- * @keys: the keys, with their hashes
+ * @holder: the handle's keys in processing (its oldest is found without a
+ *	look-up), or NULL
+ * @keys: the keys, with their hashes, or 0 where not computed yet (filled
+ *	in under q->lock where needed: a caller whose @holder is in order,
+ *	kwq_holder_in_order(), leaves them to be skipped)
  * @res: out: each key's result (0 or -ENOENT), @n entries
  * @n: 1..KWQ_BATCH
  *
@@ -339,8 +371,9 @@ static void kwq_done_unlock(struct kwq *q, unsigned long flags,
  * Context: any context.
  * Return: how many keys were processing (and are done now).
  */
-unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
-				 int *res, unsigned int n)
+unsigned int kwq_queue_done_many(struct kwq *q, struct kwq_holder *holder,
+				 struct kwq_keyref *keys, int *res,
+				 unsigned int n)
 {
 	unsigned int i, ok = 0, queued, held;
 	struct kwq_item *item;
@@ -354,8 +387,7 @@ unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
 	queued = q->nr_queued;
 	held = q->nr_held;
 	for (i = 0; i < n; i++) {
-		item = kwq_record_find_locked(q, keys[i].hash, keys[i].data,
-					      keys[i].len);
+		item = kwq_done_find_locked(q, holder, &keys[i]);
 		if (item && (item->flags & KWQ_ITEM_PROCESSING)) {
 			kwq_finish_locked(q, item, now);
 			res[i] = 0;
@@ -371,23 +403,28 @@ unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
 /**
  * kwq_queue_done() - Done: end processing of a key
  * @q: the queue
+ * @holder: as for kwq_queue_done_many()
  * @key: the key
  * @len: its length
  *
- * kwq_queue_done_many() of one key.
+ * kwq_queue_done_many() of one key, hashed first unless @holder is in
+ * order (kwq_holder_in_order()).
  *
  * Context: any context.
  * Return: 0, or -ENOENT if the key is not being processed (a stray done
  * never duplicates a key).
  */
-int kwq_queue_done(struct kwq *q, const void *key, u32 len)
+int kwq_queue_done(struct kwq *q, struct kwq_holder *holder, const void *key,
+		   u32 len)
 {
 	struct kwq_keyref k = {
-		.data = key, .len = len, .hash = kwq_record_hash(q, key, len),
+		.data = key, .len = len,
+		.hash = kwq_holder_in_order(holder) ? 0 :
+			kwq_record_hash(q, key, len),
 	};
 	int res;
 
-	kwq_queue_done_many(q, &k, &res, 1);
+	kwq_queue_done_many(q, holder, &k, &res, 1);
 	return res;
 }
 
@@ -441,7 +478,25 @@ int kwq_queue_done_held(struct kwq *q, struct kwq_item *item, u64 gen)
 u32 kwq_queue_key_state(struct kwq *q, const void *key, u32 len,
 			struct kwq_key_info *info)
 {
-	u64 hash = kwq_record_hash(q, key, len);
+	return kwq_queue_key_state_hashed(q, kwq_record_hash(q, key, len), key,
+					  len, info);
+}
+
+/**
+ * kwq_queue_key_state_hashed() - kwq_queue_key_state() of a key hashed
+ * already
+ * @q: the queue
+ * @hash: kwq_record_hash() of the key
+ * @key: the key
+ * @len: its length
+ * @info: as for kwq_queue_key_state()
+ *
+ * Context: any context; takes q->lock.
+ * Return: as kwq_queue_key_state().
+ */
+u32 kwq_queue_key_state_hashed(struct kwq *q, u64 hash, const void *key,
+			       u32 len, struct kwq_key_info *info)
+{
 	struct kwq_key_info ki = {};
 	struct kwq_item *item;
 	unsigned long flags;

@@ -205,14 +205,30 @@ struct kwq_item {
 
 /**
  * struct kwq_holder - keys in processing that belong to one handle
- * @held: records the handle got and has not done (under q->lock)
+ * @held: records the handle got and has not done, oldest first (under
+ *	q->lock)
+ * @in_order: its last done was of its oldest key (written under q->lock;
+ *	read without it as a hint: kwq_holder_in_order())
  *
  * When the handle goes away, kwq_holder_release() puts them back on the
  * queue: a consumer that dies loses no work.
  */
 struct kwq_holder {
 	struct list_head held;
+	bool in_order;
 };
+
+/*
+ * Will @holder's next done likely be of its oldest key, found without a
+ * hash (kwq_queue_done_many())? A worker that ends its keys in the order
+ * it got them: its callers leave the hash to be computed under q->lock
+ * if it is needed after all. Others (threads of a pool sharing a handle,
+ * out of order) hash before taking the lock, as ever.
+ */
+static inline bool kwq_holder_in_order(const struct kwq_holder *holder)
+{
+	return holder && READ_ONCE(holder->in_order);
+}
 
 /**
  * struct kwq - a queue
@@ -427,7 +443,7 @@ struct kwq_take {
  * @data: the bytes
  * @len: their length
  * @hash: kwq_record_hash() of them, computed by the caller while no lock
- *	is held
+ *	is held (kwq_queue_done_many() also takes 0: not computed)
  */
 struct kwq_keyref {
 	const void *data;
@@ -443,6 +459,8 @@ int kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now);
 int kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
 u32 kwq_queue_key_state(struct kwq *q, const void *key, u32 len,
 			struct kwq_key_info *info);
+u32 kwq_queue_key_state_hashed(struct kwq *q, u64 hash, const void *key,
+			       u32 len, struct kwq_key_info *info);
 
 int kwq_queue_get(struct kwq *q, struct kwq_holder *holder, void *buf,
 		  u32 cap, u32 *len, u64 *gen, s32 *prio, ktime_t deadline,
@@ -452,10 +470,12 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 void kwq_queue_unget(struct kwq *q, const void *key, u32 len, u64 gen);
 void kwq_queue_unget_many(struct kwq *q, const struct kwq_keyref *keys,
 			  const u64 *gens, unsigned int n);
-int kwq_queue_done(struct kwq *q, const void *key, u32 len);
+int kwq_queue_done(struct kwq *q, struct kwq_holder *holder, const void *key,
+		   u32 len);
 int kwq_queue_done_held(struct kwq *q, struct kwq_item *item, u64 gen);
-unsigned int kwq_queue_done_many(struct kwq *q, const struct kwq_keyref *keys,
-				 int *res, unsigned int n);
+unsigned int kwq_queue_done_many(struct kwq *q, struct kwq_holder *holder,
+				 struct kwq_keyref *keys, int *res,
+				 unsigned int n);
 unsigned int kwq_queue_len(struct kwq *q);
 __poll_t kwq_queue_poll(struct kwq *q);
 int kwq_queue_wait_room(struct kwq *q, ktime_t deadline);
