@@ -80,7 +80,7 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 	bool unlimited = flags & KWQ_ADD_UNLIMITED;
 	bool later = limited || *delay_ns;
 	struct kwq_level *level = NULL;
-	ktime_t now = ktime_get();
+	ktime_t now = later ? ktime_get() : 0;	/* a plain add needs none */
 	struct kwq_item *item;
 	unsigned long irqflags;
 	bool waited = false, prepared;
@@ -123,7 +123,8 @@ static int kwq_add_item_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 		if (ret)
 			goto out;
 		waited = true;
-		now = ktime_get();	/* delays count from the add */
+		if (later)
+			now = ktime_get();	/* delays count from the add */
 	}
 	was = q->nr_queued;
 	ret = 0;

@@ -76,9 +76,13 @@ static inline void wq_ipc_ns_put(struct ipc_namespace *ns)
  * 6.6 gave the command the whole SQE (->sqe, not ->cmd); 6.7 moved the
  * command's API to <linux/io_uring/cmd.h>; 6.18 made io_uring_cmd_done()
  * an inline of three arguments over __io_uring_cmd_done(). Before 6.12 a
- * positive result returned from ->uring_cmd() is lost in io-wq (6.1), so
- * every result goes through io_uring_cmd_done(); from 6.12 a result is
- * returned, but for -EAGAIN, which asks io_uring for io-wq.
+ * positive result returned from ->uring_cmd() is taken for a failure
+ * (inline, the request fails and breaks its links; in io-wq it is lost),
+ * so every result but 0 (IOU_OK: on 6.1 it then completes with the
+ * submission's batch, where io_uring_cmd_done() posts it on its own) goes
+ * through io_uring_cmd_done();
+ * from 6.12 a result is returned, but for -EAGAIN, which asks io_uring
+ * for io-wq.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
 #include <linux/io_uring/cmd.h>
@@ -148,6 +152,9 @@ static inline int wq_uring_complete(struct io_uring_cmd *c, long ret,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 	if (ret != -EAGAIN)
 		return ret;
+#else
+	if (!ret)		/* IOU_OK: completed with the submission's batch */
+		return 0;
 #endif
 	wq_uring_cmd_done(c, ret, issue_flags);
 	return -EIOCBQUEUED;

@@ -41,6 +41,14 @@ void kwq_record_cache_exit(void)
 	kmem_cache_destroy(kwq_item_cache);
 }
 
+/* The fields of a cleared record of a key of @len bytes that are not 0. */
+static void kwq_record_ready(struct kwq_item *item, u32 len)
+{
+	item->key.len = len;
+	INIT_LIST_HEAD(&item->link);
+	INIT_LIST_HEAD(&item->run);
+}
+
 /*
  * A record of a key of @len bytes with every other field cleared; the key's
  * bytes (and, for a long key, its allocation) are the caller's.
@@ -48,9 +56,7 @@ void kwq_record_cache_exit(void)
 static void kwq_record_init(struct kwq_item *item, u32 len)
 {
 	memset(item, 0, sizeof(*item));
-	item->key.len = len;
-	INIT_LIST_HEAD(&item->link);
-	INIT_LIST_HEAD(&item->run);
+	kwq_record_ready(item, len);
 }
 
 /**
@@ -69,10 +75,11 @@ struct kwq_item *kwq_record_alloc(u32 len, gfp_t gfp)
 
 	gfp |= __GFP_NOWARN;	/* a failed add is -ENOMEM, nothing worse */
 
-	item = kmem_cache_alloc(kwq_item_cache, gfp);
+	/* zeroed once, also where the slab zeroes every allocation */
+	item = kmem_cache_zalloc(kwq_item_cache, gfp);
 	if (!item)
 		return NULL;
-	kwq_record_init(item, len);
+	kwq_record_ready(item, len);
 	if (len > KWQ_INLINE_KEY) {
 		item->key.ext = kmalloc(len, gfp);
 		if (!item->key.ext) {
