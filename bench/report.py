@@ -33,6 +33,8 @@ FIGURES = [
      "wq_cycle_ns", "kwq_cycle_ns", "<=", 2.0, "ns"),
     ("5", "single-key calls, 2P+2C / 1P+1C keys/s",
      "single_2p2c_keys_s", "single_1p1c_keys_s", ">=", 1.0, "keys/s"),
+    ("5b", "batched 64 keys/call, 2P+2C / 1P+1C keys/s",
+     "batch_wq_2p2c_keys_s", "batch_wq_1p1c_keys_s", ">=", 0.9, "keys/s"),
     ("6", "cycle with 1,000,000 / 1,000 resident keys",
      "resident_big_cycle_ns", "resident_small_cycle_ns", "<=", 1.3, "ns"),
     ("7a", "AddAfter lateness p50 (100K waiting) / clock_nanosleep p50",
