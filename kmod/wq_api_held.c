@@ -23,7 +23,8 @@
  * @timeout_ns: longest wait: 0 does not wait (as kwq_try_get()),
  *	KWQ_TIMEOUT_NONE waits without limit (as kwq_get())
  * @flags: 0 (interruptible) or KWQ_GET_KILLABLE
- * @held: out: the handle; cleared unless a key is handed out
+ * @held: out: the handle and the key's priority; cleared unless a key is
+ *	handed out
  *
  * The key is handed out as by kwq_get(), and is processing as any other:
  * kwq_done() of its bytes, by anyone, also ends it. The handle goes back
@@ -41,10 +42,11 @@ ssize_t kwq_get_held(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
 	struct kwq_item *rec = NULL;
 	ktime_t deadline = 0;
 	u32 len = 0;
+	s32 prio = 0;
 	u64 gen = 0;
 	struct kwq_take t = {
 		.buf = buf, .cap = min_t(size_t, cap, WQ_KEY_MAX), .n = 1,
-		.lens = &len, .gens = &gen, .recs = &rec,
+		.lens = &len, .gens = &gen, .prios = &prio, .recs = &rec,
 	};
 	int ret;
 
@@ -62,6 +64,7 @@ ssize_t kwq_get_held(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
 	ret = kwq_queue_take(q, &t, deadline, flags);
 	if (ret)
 		return ret;
+	held->priority = prio;
 	held->q = q;
 	held->rec = rec;
 	held->gen = gen;

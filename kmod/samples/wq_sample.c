@@ -86,10 +86,14 @@ static int sample_work(void *data)
 	if (!key)
 		return -ENOMEM;
 	for (;;) {
-		/* Interruptible: an idle kthread does not count as load. */
-		int prio = 0;
-		ssize_t n = kwq_get_priority(sample_q, key, WQ_KEY_MAX,
-					     KWQ_TIMEOUT_NONE, 0, &prio);
+		/*
+		 * Interruptible: an idle kthread does not count as load. The
+		 * handle ends the key's processing without a look-up.
+		 */
+		struct kwq_held held;
+		ssize_t n = kwq_get_held(sample_q, key, WQ_KEY_MAX,
+					 KWQ_TIMEOUT_NONE, 0, &held);
+		int prio = held.priority;
 
 		if (n == -ESHUTDOWN)
 			break;
@@ -117,7 +121,7 @@ static int sample_work(void *data)
 		} else {
 			kwq_forget(sample_q, key, n);
 		}
-		kwq_done(sample_q, key, n);
+		kwq_done_held(sample_q, &held);
 	}
 	kfree(key);
 	return 0;

@@ -175,6 +175,7 @@ static void kapi_held_priority(void)
 	CHECK_EQ(WQ_ADDED_QUEUED, kwq_add_opts(q, "p", 1, &o, NULL,
 					       GFP_KERNEL));
 	CHECK_EQ(1, kwq_get_held(q, buf, sizeof(buf), 0, 0, &h));
+	CHECK_EQ(5, h.priority);
 	o.priority = 10;
 	CHECK_EQ(WQ_ADDED_DIRTY, kwq_add_opts(q, "p", 1, &o, NULL,
 					      GFP_KERNEL));
@@ -182,6 +183,9 @@ static void kapi_held_priority(void)
 	CHECK_EQ(0, kwq_key_state(q, "p", 1, &ki));
 	CHECK_EQ(WQ_KEY_QUEUED, ki.state);
 	CHECK_EQ(10, ki.priority);
+	CHECK_EQ(1, kwq_get_held(q, buf, sizeof(buf), 0, 0, &h));
+	CHECK_EQ(10, h.priority);
+	CHECK_EQ(0, kwq_done_held(q, &h));
 	kwq_put(q);
 }
 

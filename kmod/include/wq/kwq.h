@@ -124,15 +124,18 @@ struct kwq_item;
 
 /**
  * struct kwq_held - a key kwq_get_held() handed out, for kwq_done_held()
+ * @priority: the priority the key was handed out with (0 on a plain
+ *	queue), as kwq_get_priority() says it
  *
- * Opaque. Give each handle back with kwq_done_held() once, also when the
- * key's processing has ended some other way (kwq_done() of its bytes, by
- * anyone): until then the queue keeps the key's record (at most 152 bytes)
- * for it, however long ago the key went. The handle holds no reference on
- * the queue: keep yours until the handle is given back. Copies of a handle
- * are not handles.
+ * The rest is opaque. Give each handle back with kwq_done_held() once,
+ * also when the key's processing has ended some other way (kwq_done() of
+ * its bytes, by anyone): until then the queue keeps the key's record (at
+ * most 152 bytes) for it, however long ago the key went. The handle holds
+ * no reference on the queue: keep yours until the handle is given back.
+ * Copies of a handle are not handles.
  */
 struct kwq_held {
+	s32 priority;
 	/* private: */
 	struct kwq *q;
 	struct kwq_item *rec;
