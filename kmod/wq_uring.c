@@ -125,7 +125,8 @@ static int wq_uring_copy_in(const struct io_uring_cmd *ioucmd,
  * Return: -EAGAIN to be issued again in io-wq; else the completion
  * (wq_uring_complete()): the handler's result, a WQ_IOC_ADD's being what
  * the add did (WQ_ADDED_*), or -ENOTTY, -EINVAL, -E2BIG, -EBADF, the
- * handler's errors, -ECANCELED for a wait that io_uring interrupted.
+ * handler's errors, -ECANCELED for a wait that io_uring interrupted,
+ * -EINTR for one a stop or freeze of the process interrupted.
  */
 int wq_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags)
 {
