@@ -196,12 +196,10 @@ static void produce_batch(struct run *r, int fd)
 	}
 }
 
-static void *producer(void *arg)
+/* A thread's handle of the run's queue (-1 for the stand-in), at the start. */
+static int thread_start(struct run *r)
 {
-	struct run *r = arg;
-	char key[KEY_LEN];
 	int fd = -1;
-	long i;
 
 	if (r->mode != M_STANDIN) {
 		fd = wq_open(r->name);
@@ -209,6 +207,16 @@ static void *producer(void *arg)
 			die("wq_open", fd);
 	}
 	pthread_barrier_wait(&r->go);
+	return fd;
+}
+
+static void *producer(void *arg)
+{
+	struct run *r = arg;
+	int fd = thread_start(r);
+	char key[KEY_LEN];
+	long i;
+
 	if (r->mode == M_STANDIN) {
 		for (i = 0; i < r->total; i++) {
 			key_of(key, 's', (unsigned long)i);
@@ -410,16 +418,10 @@ static void consume_batch(struct run *r, int fd)
 static void *consumer(void *arg)
 {
 	struct run *r = arg;
+	int fd = thread_start(r);
 	char key[KEY_LEN];
-	int fd = -1;
 	long i;
 
-	if (r->mode != M_STANDIN) {
-		fd = wq_open(r->name);
-		if (fd < 0)
-			die("wq_open", fd);
-	}
-	pthread_barrier_wait(&r->go);
 	if (r->mode == M_STANDIN) {
 		for (i = 0; i < r->total; i++) {
 			if (!cq_get(&r->cq, key))

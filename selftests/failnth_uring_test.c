@@ -115,6 +115,21 @@ static void uring_down(struct __test_metadata *_metadata,
 	fnth_down(_metadata, self);
 }
 
+/* A get of key 2 ended with @r: taken (then done), or still queued. */
+static void key2_outcome(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(fnth) *self, int fd, const char *buf,
+			 int r)
+{
+	if (r >= 0) {
+		EXPECT_EQ(2, key_index(buf, r));
+		EXPECT_STATS(fd, STAT(processing, 1), STAT(queued, 0));
+		EXPECT_EQ(0, DONE_I(fd, 2));
+	} else {
+		EXPECT_STATS(fd, STAT(processing, 0), STAT(queued, 1));
+		drain_order(_metadata, self, fd, (int[]){ 2 }, 1, -EAGAIN);
+	}
+}
+
 /* ---- the submitter ----------------------------------------------------- */
 
 /*
@@ -260,14 +275,7 @@ TEST_F_TIMEOUT(fnth, uring_get_park, 300)
 		r = (int)rec(self, c.res);
 		if (r == -ECANCELED)
 			EXPECT_TRUE(self->fired);
-		if (r >= 0) {
-			EXPECT_EQ(2, key_index(buf, r));
-			EXPECT_STATS(fd, STAT(processing, 1), STAT(queued, 0));
-			EXPECT_EQ(0, DONE_I(fd, 2));
-		} else {
-			EXPECT_STATS(fd, STAT(processing, 0), STAT(queued, 1));
-			drain_order(_metadata, self, fd, (int[]){ 2 }, 1, -EAGAIN);
-		}
+		key2_outcome(_metadata, self, fd, buf, r);
 		check_results(_metadata, self, -EAGAIN, -ECANCELED);
 		EXPECT_QUEUE_EMPTY(fd);
 		uring_down(_metadata, self);
@@ -486,14 +494,7 @@ TEST_F_TIMEOUT(fnth, uring_worker_get, 300)
 		io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);	/* the worker's only */
 		r = worker_get(_metadata, self, tid, nth_fd, fd, &k2, 1);
 		check_results(_metadata, self, 0, 0);
-		if (r >= 0) {
-			EXPECT_EQ(2, key_index(buf, r));
-			EXPECT_STATS(fd, STAT(processing, 1), STAT(queued, 0));
-			EXPECT_EQ(0, DONE_I(fd, 2));
-		} else {
-			EXPECT_STATS(fd, STAT(processing, 0), STAT(queued, 1));
-			drain_order(_metadata, self, fd, (int[]){ 2 }, 1, -EAGAIN);
-		}
+		key2_outcome(_metadata, self, fd, buf, r);
 		EXPECT_QUEUE_EMPTY(fd);
 		uring_down(_metadata, self);
 	}
