@@ -484,8 +484,9 @@ static double run_one(enum mode mode, long total)
 	if (pthread_create(&p, NULL, producer, r) ||
 	    pthread_create(&c, NULL, consumer, r))
 		die("pthread_create", EAGAIN);
-	pthread_barrier_wait(&r->go);
+	/* before the threads go: a tiny run may end before this thread runs */
 	t0 = now_ns();
+	pthread_barrier_wait(&r->go);
 	pthread_join(p, NULL);
 	pthread_join(c, NULL);
 	pthread_barrier_destroy(&r->go);

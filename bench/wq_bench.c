@@ -206,8 +206,9 @@ static double run_pc(const char *name, struct cq *cq, int np, int nc,
 		if (pthread_create(&th[i], NULL, i < np ? producer : consumer, &w[i]))
 			die("pthread_create", EAGAIN);
 	}
-	pthread_barrier_wait(&r.go);
+	/* before the threads go: a tiny run may end before this thread runs */
 	t0 = now_ns();
+	pthread_barrier_wait(&r.go);
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&r.go);
