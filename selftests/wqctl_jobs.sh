@@ -259,6 +259,9 @@ fi
 wide=$(awk 'length($0) > 80' "$out" | wc -l)
 check "... fits in 80 columns" [ "$wide" -eq 0 ]
 
+# Emptied here: the job truncates it only once it runs, and the loop
+# below must not read an earlier call's lines meanwhile.
+: >"$bg"
 "$WQCTL" watch "$Q" -n 6 >"$bg" 2>&1 &
 pid=$!
 i=0
@@ -280,6 +283,7 @@ last=$(tail -n 1 "$bg")
 set -- $last
 check "... the last row: queued 0" [ "$2" = 0 ]
 
+: >"$bg"
 "$WQCTL" watch "$Q" >"$bg" 2>&1 &
 pid=$!
 i=0
