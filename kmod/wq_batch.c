@@ -145,8 +145,6 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 	buf = io.s->buf;
 	while (i < b->count) {
 		unsigned int j, first = i, n = 0;
-		/* per chunk: the hint of the chunk before */
-		bool in_order = !add && kwq_holder_in_order(&h->holder);
 		size_t off = 0;
 
 		/*
@@ -170,9 +168,9 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			}
 			c->refs[n].data = buf + off;
 			c->refs[n].len = v->len;
-			/* DONE in order: the handle's keys need none (0) */
-			c->refs[n].hash = in_order ? 0 :
-					  kwq_record_hash(q, buf + off, v->len);
+			/* DONE's: by kwq_queue_done_many(), if needed */
+			c->refs[n].hash = add ? kwq_record_hash(q, buf + off,
+								v->len) : 0;
 			c->idx[n++] = i - first;
 			off += v->len;
 		}

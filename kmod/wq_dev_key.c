@@ -211,12 +211,8 @@ static long wq_key_call(struct wq_handle *h, struct kwq *q, struct wq_key *k,
 
 	if (IS_ERR(key))
 		return PTR_ERR(key);
-	/*
-	 * Hashed once, before the lock, for the state too; a done of a
-	 * handle in order (kwq_holder_in_order()) likely needs none.
-	 */
-	if ((k->flags & WQ_KEY_RESULT_STATE) ||
-	    (done && !kwq_holder_in_order(&h->holder)))
+	/* for the state too: hashed once (else by the done, if needed) */
+	if (k->flags & WQ_KEY_RESULT_STATE)
 		ref.hash = kwq_record_hash(q, key, k->key_len);
 	ref.data = key;
 	ref.len = k->key_len;

@@ -325,6 +325,18 @@ static void kwq_done_unlock(struct kwq *q, unsigned long flags,
 }
 
 /*
+ * Will @holder's next done likely be of its oldest key, found without a
+ * hash? A worker that ends its keys in the order it got them:
+ * kwq_queue_done_many() then leaves the hash to be computed under q->lock
+ * if it is needed after all. Others (threads of a pool sharing a handle,
+ * out of order) hash before taking the lock, as ever.
+ */
+static bool kwq_holder_in_order(const struct kwq_holder *holder)
+{
+	return holder && READ_ONCE(holder->in_order);
+}
+
+/*
  * The record of @k, with q->lock held: the oldest key @holder got and has
  * not done, if it is @k (a worker ends its keys in the order it got them:
  * no hash, no look-up); else looked up, hashing @k first if the caller
@@ -357,9 +369,10 @@ static struct kwq_item *kwq_done_find_locked(struct kwq *q,
  * @q: the queue
  * @holder: the handle's keys in processing (its oldest is found without a
  *	look-up), or NULL
- * @keys: the keys, with their hashes, or 0 where not computed yet (filled
- *	in under q->lock where needed: a caller whose @holder is in order,
- *	kwq_holder_in_order(), leaves them to be skipped)
+ * @keys: in: the keys, with their hashes or 0 (not computed yet); out: a
+ *	hash of 0 filled in, before q->lock is taken, or, when @holder is
+ *	in order (kwq_holder_in_order(): likely not needed), under it and
+ *	only on a miss
  * @res: out: each key's result (0 or -ENOENT), @n entries
  * @n: 1..KWQ_BATCH
  *
@@ -382,6 +395,11 @@ unsigned int kwq_queue_done_many(struct kwq *q, struct kwq_holder *holder,
 
 	if (WARN_ON_ONCE(n > KWQ_BATCH))
 		n = KWQ_BATCH;
+	if (!kwq_holder_in_order(holder))
+		for (i = 0; i < n; i++)
+			if (!keys[i].hash)
+				keys[i].hash = kwq_record_hash(q, keys[i].data,
+							       keys[i].len);
 	spin_lock_irqsave(&q->lock, flags);
 	now = kwq_metrics_now();
 	queued = q->nr_queued;
@@ -407,8 +425,7 @@ unsigned int kwq_queue_done_many(struct kwq *q, struct kwq_holder *holder,
  * @key: the key
  * @len: its length
  *
- * kwq_queue_done_many() of one key, hashed first unless @holder is in
- * order (kwq_holder_in_order()).
+ * kwq_queue_done_many() of one key.
  *
  * Context: any context.
  * Return: 0, or -ENOENT if the key is not being processed (a stray done
@@ -417,11 +434,7 @@ unsigned int kwq_queue_done_many(struct kwq *q, struct kwq_holder *holder,
 int kwq_queue_done(struct kwq *q, struct kwq_holder *holder, const void *key,
 		   u32 len)
 {
-	struct kwq_keyref k = {
-		.data = key, .len = len,
-		.hash = kwq_holder_in_order(holder) ? 0 :
-			kwq_record_hash(q, key, len),
-	};
+	struct kwq_keyref k = { .data = key, .len = len };
 	int res;
 
 	kwq_queue_done_many(q, holder, &k, &res, 1);

@@ -208,7 +208,7 @@ struct kwq_item {
  * @held: records the handle got and has not done, oldest first (under
  *	q->lock)
  * @in_order: its last done was of its oldest key (written under q->lock;
- *	read without it as a hint: kwq_holder_in_order())
+ *	read without it as a hint: kwq_queue_done_many())
  *
  * When the handle goes away, kwq_holder_release() puts them back on the
  * queue: a consumer that dies loses no work.
@@ -217,18 +217,6 @@ struct kwq_holder {
 	struct list_head held;
 	bool in_order;
 };
-
-/*
- * Will @holder's next done likely be of its oldest key, found without a
- * hash (kwq_queue_done_many())? A worker that ends its keys in the order
- * it got them: its callers leave the hash to be computed under q->lock
- * if it is needed after all. Others (threads of a pool sharing a handle,
- * out of order) hash before taking the lock, as ever.
- */
-static inline bool kwq_holder_in_order(const struct kwq_holder *holder)
-{
-	return holder && READ_ONCE(holder->in_order);
-}
 
 /**
  * struct kwq - a queue
@@ -442,8 +430,9 @@ struct kwq_take {
  * struct kwq_keyref - a key the caller owns, for a call on many keys
  * @data: the bytes
  * @len: their length
- * @hash: kwq_record_hash() of them, computed by the caller while no lock
- *	is held (kwq_queue_done_many() also takes 0: not computed)
+ * @hash: kwq_record_hash() of them, computed while no lock is held: by
+ *	the caller, or for a done left 0 for kwq_queue_done_many() to
+ *	compute where needed
  */
 struct kwq_keyref {
 	const void *data;
