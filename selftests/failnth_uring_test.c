@@ -362,12 +362,7 @@ TEST_F_TIMEOUT(fnth, uring_batch, 300)
 		EXPECT_EQ(nok, n);
 		ASSERT_EQ(distinct, g);
 		EXPECT_EQ(g, d);
-		for (i = 0; i < g; i++) {
-			EXPECT_EQ(order[i], key_index(out[i].iov_base,
-						      out[i].iov_len))
-				TH_LOG("nth %d: position %d", self->nth, i);
-			EXPECT_EQ(0, derrs[i]);
-		}
+		expect_got_in_order(_metadata, self->nth, order, out, derrs, g);
 		EXPECT_QUEUE_EMPTY(fd);
 		fnth_down(_metadata, self);
 	}

@@ -83,6 +83,24 @@ static inline int key_index(const char *buf, ssize_t len)
 	return i;
 }
 
+/*
+ * The @g keys a batch got, out[0..g), are order[0..g) (key indexes), and
+ * each one's done went through (derrs[i] 0); @nth names the iteration.
+ */
+static inline void expect_got_in_order(struct __test_metadata *_metadata,
+				       int nth, const int *order,
+				       const struct iovec *out,
+				       const int *derrs, int g)
+{
+	int i;
+
+	for (i = 0; i < g; i++) {
+		EXPECT_EQ(order[i], key_index(out[i].iov_base, out[i].iov_len))
+			TH_LOG("nth %d: position %d", nth, i);
+		EXPECT_EQ(0, derrs[i]);
+	}
+}
+
 #define ADD_I(fd, i)		wq_add(fd, keys[i], klen[i])
 #define DONE_I(fd, i)		wq_done(fd, keys[i], klen[i])
 #define AFTER_I(fd, i, d)	wq_add_after(fd, keys[i], klen[i], d)

@@ -270,37 +270,47 @@ void reached(volatile uint64_t (*t)[ERRNO_MAX], unsigned int ci,
 	}
 }
 
+/*
+ * One line of @title for row @r of @seen (@live: its live calls): how
+ * often each result came and, if @share, how many reached the queue.
+ */
+void print_row(const char *title, volatile uint64_t (*seen)[ERRNO_MAX],
+	       volatile uint64_t (*live)[ERRNO_MAX], unsigned int r, bool share)
+{
+	uint64_t all, in, lall, lin;
+	char line[1024];
+	unsigned int e;
+	int len;
+
+	len = snprintf(line, sizeof(line), "wq_fuzz: %s:", title);
+	for (e = 0; e < ERRNO_MAX && len < (int)sizeof(line); e++) {
+		if (seen[r][e])
+			len += snprintf(line + len, sizeof(line) - (size_t)len,
+					" %s %llu", e ? ename((int)e) : "ok",
+					(unsigned long long)seen[r][e]);
+	}
+	reached(seen, r, &all, &in);
+	reached(live, r, &lall, &lin);
+	if (share && all && len < (int)sizeof(line))
+		snprintf(line + len, sizeof(line) - (size_t)len,
+			 " (%llu%% reached the queue; of %llu live calls %llu%%, of %llu hostile %llu%%)",
+			 (unsigned long long)(in * 100 / all),
+			 (unsigned long long)lall,
+			 (unsigned long long)(lall ? lin * 100 / lall : 0),
+			 (unsigned long long)(all - lall),
+			 (unsigned long long)(all > lall ?
+				(in - lin) * 100 / (all - lall) : 0));
+	puts(line);
+}
+
 /* One line a command: how often each result came, how many reached it. */
 void print_seen(void)
 {
-	uint64_t all, in, lall, lin;
-	unsigned int ci, e;
+	unsigned int ci;
 
-	for (ci = 0; ci <= NCMDS; ci++) {
-		char line[1024];
-		int len;
-
-		len = snprintf(line, sizeof(line), "wq_fuzz: %s:",
-			       ci < NCMDS ? cmds[ci].name + 7 : "(no command)");
-		for (e = 0; e < ERRNO_MAX && len < (int)sizeof(line); e++) {
-			if (sh->seen[ci][e])
-				len += snprintf(line + len, sizeof(line) - (size_t)len,
-						" %s %llu", e ? ename((int)e) : "ok",
-						(unsigned long long)sh->seen[ci][e]);
-		}
-		reached(sh->seen, ci, &all, &in);
-		reached(sh->live, ci, &lall, &lin);
-		if (ci < NCMDS && all && len < (int)sizeof(line))
-			snprintf(line + len, sizeof(line) - (size_t)len,
-				 " (%llu%% reached the queue; of %llu live calls %llu%%, of %llu hostile %llu%%)",
-				 (unsigned long long)(in * 100 / all),
-				 (unsigned long long)lall,
-				 (unsigned long long)(lall ? lin * 100 / lall : 0),
-				 (unsigned long long)(all - lall),
-				 (unsigned long long)(all > lall ?
-					(in - lin) * 100 / (all - lall) : 0));
-		puts(line);
-	}
+	for (ci = 0; ci <= NCMDS; ci++)
+		print_row(ci < NCMDS ? cmds[ci].name + 7 : "(no command)",
+			  sh->seen, sh->live, ci, ci < NCMDS);
 }
 
 /*

@@ -70,6 +70,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +199,8 @@ void print_seen(void);
 int queue_reason(unsigned int e);
 void reached(volatile uint64_t (*t)[ERRNO_MAX], unsigned int ci,
 	     uint64_t *all, uint64_t *in);
+void print_row(const char *title, volatile uint64_t (*seen)[ERRNO_MAX],
+	       volatile uint64_t (*live)[ERRNO_MAX], unsigned int r, bool share);
 int check_reached(void);
 long do_ioctl(int fd, unsigned int cmd, uint64_t arg, int blocking, int *err);
 void check_info(const struct wq_queue_info *i);
@@ -218,6 +221,7 @@ void hostile_struct(unsigned int ci, unsigned char *s, uint32_t *clean);
 int live_slot(int acc);
 uint32_t pool_key_n(char *p, uint32_t n);
 uint64_t short_deadline(void);
+bool live_add_kind(struct wq_add *a, int slot, uint32_t n);
 void remember(const char *key, uint32_t len, int slot);
 uint32_t held_take(char *key, int *slot);
 

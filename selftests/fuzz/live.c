@@ -142,32 +142,28 @@ uint32_t held_take(char *key, int *slot)
 }
 
 /*
- * An add of a pool key: plain, AddAfter (some long enough for a cancel to
- * find), AddRateLimited (on a priority queue also capped by a delay),
- * waiting for room; on a priority queue mostly with a priority of the
- * key's set (cmds.c).
+ * The kind of an add of pool key @n by @slot (-1: none found) into @a,
+ * whose other fields are the caller's: plain, AddAfter (some long enough
+ * for a cancel to find: then true), AddRateLimited (on a priority queue
+ * also capped by a delay), waiting for room; on a priority queue mostly
+ * with a priority of the key's set (cmds.c). The ioctls' and the ring's.
  */
-static void live_add(void)
+bool live_add_kind(struct wq_add *a, int slot, uint32_t n)
 {
-	struct wq_add *a = at(AT_STRUCT);
-	int slot = live_slot(ACC_WRITE);
-	uint32_t how = rn(100), n = rn(NKEYS);
+	uint32_t how = rn(100);
+	bool prio = slot >= 0 && slot_prio[slot];
+	bool long_after = false;
 
-	if (slot < 0)
-		return;
-	memset(a, 0, sizeof(*a));
-	a->key_len = pool_key_n(at(AT_KEYS), n);
-	a->key = uat(AT_KEYS);
 	if (how < 10) {
 		a->flags = WQ_ADD_AFTER;
 		a->delay_ns = chance(30) ? 0 : rn(2000000);
 	} else if (how < 15) {
 		a->flags = WQ_ADD_AFTER;
 		a->delay_ns = 5000000 + rn(50000000);
-		last_after = (int)n;
+		long_after = true;
 	} else if (how < 25) {
 		a->flags = WQ_ADD_RATE_LIMITED;
-		if (slot_prio[slot] && chance(50)) {	/* the shorter delay */
+		if (prio && chance(50)) {	/* the shorter delay */
 			a->flags |= WQ_ADD_AFTER;
 			a->delay_ns = rn(3000000);
 		}
@@ -175,10 +171,27 @@ static void live_add(void)
 		a->flags = WQ_ADD_WAIT;
 		a->deadline_ns = short_deadline();
 	}
-	if (slot_prio[slot] && chance(70)) {
+	if (prio && chance(70)) {
 		a->flags |= WQ_ADD_PRIORITY;
 		a->priority = prio_of(n);
 	}
+	return long_after;
+}
+
+/* An add of a pool key (live_add_kind()). */
+static void live_add(void)
+{
+	struct wq_add *a = at(AT_STRUCT);
+	int slot = live_slot(ACC_WRITE);
+	uint32_t n = rn(NKEYS);
+
+	if (slot < 0)
+		return;
+	memset(a, 0, sizeof(*a));
+	a->key_len = pool_key_n(at(AT_KEYS), n);
+	a->key = uat(AT_KEYS);
+	if (live_add_kind(a, slot, n))
+		last_after = (int)n;
 	if (live_call(slot, WQ_IOC_ADD, uat(AT_STRUCT), a->flags & WQ_ADD_WAIT) == 0 &&
 	    a->outcome > WQ_ADDED_KEPT)
 		fail("ADD outcome %u", a->outcome);

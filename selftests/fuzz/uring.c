@@ -470,36 +470,17 @@ void seen_uring(unsigned int row, int e, int live)
 /* One line a row, as print_seen()'s; the counts of uring.c. */
 void uring_print(void)
 {
-	uint64_t all, in, lall, lin;
-	unsigned int row, e;
+	unsigned int row;
 
 	if (!uring_on && !sh->uring[U_RINGS]) {
 		printf("wq_fuzz: io_uring: no commands sent (%s)\n", uring_why);
 		return;
 	}
 	for (row = 0; row < UR_ROWS; row++) {
-		char line[1024];
-		int len;
+		char title[64];
 
-		len = snprintf(line, sizeof(line), "wq_fuzz: io_uring %s:",
-			       urow_name[row]);
-		for (e = 0; e < ERRNO_MAX && len < (int)sizeof(line); e++)
-			if (sh->useen[row][e])
-				len += snprintf(line + len, sizeof(line) - (size_t)len,
-						" %s %llu", e ? ename((int)e) : "ok",
-						(unsigned long long)sh->useen[row][e]);
-		reached(sh->useen, row, &all, &in);
-		reached(sh->ulive, row, &lall, &lin);
-		if (row < UR_OTHER && all && len < (int)sizeof(line))
-			snprintf(line + len, sizeof(line) - (size_t)len,
-				 " (%llu%% reached the queue; of %llu live calls %llu%%, of %llu hostile %llu%%)",
-				 (unsigned long long)(in * 100 / all),
-				 (unsigned long long)lall,
-				 (unsigned long long)(lall ? lin * 100 / lall : 0),
-				 (unsigned long long)(all - lall),
-				 (unsigned long long)(all > lall ?
-					(in - lin) * 100 / (all - lall) : 0));
-		puts(line);
+		snprintf(title, sizeof(title), "io_uring %s", urow_name[row]);
+		print_row(title, sh->useen, sh->ulive, row, row < UR_OTHER);
 	}
 	if (!uring_links)
 		printf("wq_fuzz: io_uring: no links or drains: this kernel reads the SQE of a linked command when it issues it, not at its submission (uring_links_probe())\n");

@@ -72,27 +72,12 @@ static uint64_t get_deadline(void)
 static void live_add(struct uslot *u)
 {
 	struct wq_add *a = &u->s.add;
-	uint32_t how = rn(100), n = rn(NKEYS);
+	uint32_t n = rn(NKEYS);
 
 	u->slot = live_slot(ACC_WRITE);
 	a->key_len = pool_key_n((char *)uslot_mem(u) + UAT_KEYS, n);
 	a->key = uat(u, UAT_KEYS);
-	if (how < 10) {
-		a->flags = WQ_ADD_AFTER;
-		a->delay_ns = chance(30) ? 0 : rn(2000000);
-	} else if (how < 15) {
-		a->flags = WQ_ADD_AFTER;
-		a->delay_ns = 5000000 + rn(50000000);
-	} else if (how < 25) {
-		a->flags = WQ_ADD_RATE_LIMITED;
-	} else if (how < 35) {
-		a->flags = WQ_ADD_WAIT;
-		a->deadline_ns = short_deadline();
-	}
-	if (u->slot >= 0 && slot_prio[u->slot] && chance(70)) {
-		a->flags |= WQ_ADD_PRIORITY;
-		a->priority = prio_of(n);
-	}
+	live_add_kind(a, u->slot, n);
 }
 
 static void live_get(struct uslot *u)
