@@ -187,9 +187,12 @@ static void reopen_alt(struct cctx *x, int qi)
 
 	wq_close(x->alt[qi]);
 	x->alt[qi] = -1;
+	/* the parent's reuse_name() allows for this handle while it is open */
+	atomic_fetch_add(&q->reopen_begun, 1);
 	fd = wq_open_flags(q->name, x->oflags);
 	call();
 	if (fd < 0) {
+		atomic_fetch_add(&q->reopen_over, 1);
 		/* gone, or another queue's whose mode refuses us */
 		if ((fd == -ENOENT || fd == -EACCES) && q->destroy_early)
 			atomic_fetch_add(&sh->relanded, fd == -EACCES);
@@ -201,6 +204,9 @@ static void reopen_alt(struct cctx *x, int qi)
 	r = wq_stat(fd, &st);
 	call();
 	if (r == 0 && (st.id == q->id || blind)) {
+		/* kept: a handle of this queue (blind: of either) */
+		if (!blind)
+			atomic_fetch_add(&q->reopen_over, 1);
 		x->alt[qi] = fd;
 		return;
 	}
@@ -214,6 +220,7 @@ static void reopen_alt(struct cctx *x, int qi)
 	else
 		atomic_fetch_add(&sh->relanded, 1);
 	wq_close(fd);
+	atomic_fetch_add(&q->reopen_over, 1);
 }
 
 /*

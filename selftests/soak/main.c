@@ -278,11 +278,12 @@ static void summary(int64_t start)
 	printf("# handles: %u passed over unix sockets, %u with pidfd_getfd; %llu keys done by another handle than the one that got them; %llu opened again by name found a new queue under it (its id), %u of them asked to (-x reuse)\n",
 	       tot.passed_scm, tot.passed, (unsigned long long)tot.cross,
 	       (unsigned long long)atomic_load(&sh->relanded), tot.reopens);
-	printf("# ends: %u drains, %u shutdowns, %u discards, %u drains cut by a shutdown or (%u) a discard (%u -ECANCELED); %llu keys dropped by discards (%llu more excused), %llu delayed keys by shutdowns; %u destroys (%u names created again while the old queue was open)\n",
+	printf("# ends: %u drains, %u shutdowns, %u discards, %u drains cut by a shutdown or (%u) a discard (%u -ECANCELED); %llu keys dropped by discards (%llu more excused), %llu delayed keys by shutdowns; %u destroys (%u names created again while the old queue was open, %u of them with a consumer's open of the name in flight)\n",
 	       tot.ends[END_DRAIN], tot.ends[END_SHUTDOWN], tot.ends[END_DISCARD],
 	       tot.ends[END_CANCEL], tot.cut_discard, tot.cancelled,
 	       (unsigned long long)tot.discarded, (unsigned long long)tot.excused,
-	       (unsigned long long)tot.dropped_delayed, tot.destroys, tot.reused);
+	       (unsigned long long)tot.dropped_delayed, tot.destroys, tot.reused,
+	       tot.reuse_seen);
 	printf("# io_uring: %llu keys added, %llu keys got, %llu gets cancelled (%llu completed -ECANCELED)\n",
 	       (unsigned long long)atomic_load(&sh->ur_adds),
 	       (unsigned long long)atomic_load(&sh->ur_gets),

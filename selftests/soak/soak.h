@@ -82,6 +82,9 @@ struct squeue {
 	_Atomic int reopen_now;		/* -x reuse: consumers, open it again */
 	_Atomic uint32_t users;		/* consumer threads with a handle of it */
 	_Atomic uint32_t reopened;	/* of those, done so since reopen_now */
+	/* consumers' opens by name: begun, and over (the handle closed, or
+	 * kept because it reached this queue) */
+	_Atomic uint64_t reopen_begun, reopen_over;
 	_Atomic int ending;		/* set before the shutdown */
 	_Atomic int discarding;		/* set before a discard */
 	struct qcount c;
@@ -151,7 +154,7 @@ struct totals {
 	unsigned int rounds, queues, unpriv_queues, kills, destroys, patient;
 	unsigned int passed, passed_scm;	/* pidfd_getfd, SCM_RIGHTS */
 	unsigned int ends[END_NR], cancelled, early, blocked[BLOCK_NR];
-	unsigned int cut_discard, reused, detached, reopens;
+	unsigned int cut_discard, reused, detached, reopens, reuse_seen;
 	uint64_t gets, dones, adds, afters, rls, delayed, refused, shut;
 	uint64_t back, batches, discarded, dropped_delayed, dquot;
 	uint64_t excused, timedout, intr, signals, cross;
@@ -186,6 +189,7 @@ void atomic_max(_Atomic uint64_t *p, uint64_t v);
 const char *err_name(int e);
 int drop_to(uid_t uid);
 int module_info(struct wq_module_info *mi);
+void print_holders(uint64_t id);
 
 /* child.c: workers forked, talked to and waited for */
 void catch_signals(void);

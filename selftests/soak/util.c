@@ -5,6 +5,7 @@
  * small helpers of every process.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -144,4 +145,72 @@ int module_info(struct wq_module_info *mi)
 	r = ioctl(fd, WQ_IOC_MODULE_INFO, mi) < 0 ? -errno : 0;
 	close(fd);
 	return r;
+}
+
+/* Is /proc/PID/fdinfo/FD that of a handle of queue @id (its wq-id line)? */
+static int fd_of_queue(const char *pid, const char *fd, uint64_t id)
+{
+	char path[600], line[128];
+	unsigned long long v;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "wq-id: %llu", &v) == 1)
+			found = v == id;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Who holds handles of queue @id: every /dev/wq file of every process
+ * whose fdinfo names the queue, as "# holder: pid P (comm) fd N".
+ */
+void print_holders(uint64_t id)
+{
+	DIR *procs = opendir("/proc"), *fds;
+	char path[600], link[64], comm[32];
+	struct dirent *p, *d;
+	ssize_t n;
+	FILE *f;
+
+	if (!procs)
+		return;
+	while ((p = readdir(procs))) {
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while ((d = readdir(fds))) {
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s", p->d_name,
+				 d->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = '\0';
+			if (strcmp(link, WQ_DEV_PATH) ||
+			    !fd_of_queue(p->d_name, d->d_name, id))
+				continue;
+			comm[0] = '\0';
+			snprintf(path, sizeof(path), "/proc/%s/comm", p->d_name);
+			f = fopen(path, "re");
+			if (f) {
+				if (!fgets(comm, sizeof(comm), f))
+					comm[0] = '\0';
+				comm[strcspn(comm, "\n")] = '\0';
+				fclose(f);
+			}
+			printf("# holder of queue %llu: pid %s (%s) fd %s\n",
+			       (unsigned long long)id, p->d_name, comm,
+			       d->d_name);
+		}
+		closedir(fds);
+	}
+	closedir(procs);
 }
