@@ -70,6 +70,27 @@ static inline void wq_ipc_ns_put(struct ipc_namespace *ns)
 }
 
 /*
+ * Does no task and no nsfs file hold @ns any more, only the one reference
+ * wq takes (wq_ipc_ns_get())? From 6.19 the kernel counts those "active"
+ * uses apart; before, they and wq's are the one reference count, read
+ * through ns_ref_read() from 6.18. Kbuild reads off the header which of
+ * the three the tree has (WQ_NS_ACTIVE_REF, WQ_NS_REF_READ). Once true it
+ * stays true: a namespace nothing holds cannot be entered again.
+ */
+static inline bool wq_ipc_ns_unused(struct ipc_namespace *ns)
+{
+#if !defined(CONFIG_IPC_NS)
+	return false;
+#elif defined(WQ_NS_ACTIVE_REF)
+	return !__ns_ref_active_read(&ns->ns);
+#elif defined(WQ_NS_REF_READ)
+	return ns_ref_read(ns) == 1;
+#else
+	return refcount_read(&ns->ns.count) == 1;
+#endif
+}
+
+/*
  * io_uring passthrough (wq_uring.c). What changed, by mainline release:
  * 6.5 gave io_uring_cmd_done() an issue_flags argument (so did 6.1's
  * stable series: Kbuild reads which this tree has, WQ_URING_DONE_FLAGS);

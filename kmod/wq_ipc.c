@@ -10,18 +10,24 @@
 #include <linux/nsproxy.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "wq_compat.h"
 #include "wq_ipc.h"
 #include "wq_registry.h"
 
 /*
- * The table of entries and their file counts. Taken alone by every open
- * and close of /dev/wq (misc_open() holds the misc devices' mutex around
- * ours: never hold this long), and inside wq_registry_lock by the walks.
+ * The table of entries and their file counts, and the entries without
+ * files. Taken alone by every open of /dev/wq (misc_open() holds the misc
+ * devices' mutex around ours: never hold this long), and inside
+ * wq_registry_lock by the reap and the walks.
  */
 static DEFINE_MUTEX(wq_ipc_lock);
 static DEFINE_HASHTABLE(wq_ipcs, 6);
+static LIST_HEAD(wq_ipc_idle);
+
+static void wq_ipc_reap_work(struct work_struct *work);
+static DECLARE_DEFERRABLE_WORK(wq_ipc_reaper, wq_ipc_reap_work);
 
 /* The initial namespace's entry: never in the table, never freed. */
 static struct wq_ipc wq_ipc_init = {
@@ -101,8 +107,10 @@ static struct wq_ipc *wq_ipc_find_locked(struct ipc_namespace *ns)
  * file it opens
  *
  * A namespace other than the initial one gets an entry, which pins it
- * (wq_ipc_ns_get()), when its first file is opened; each file counts until
- * wq_ipc_leave().
+ * (wq_ipc_ns_get()), when its first file is opened, and keeps it while
+ * it has named queues; each file counts until wq_ipc_leave(). Entries
+ * without files are looked at once more here (wq_ipc_reap()), in the
+ * background.
  *
  * Context: process context (the opener's, under the misc devices' mutex);
  * takes wq_ipc_lock; sleeps.
@@ -112,14 +120,18 @@ struct wq_ipc *wq_ipc_enter(void)
 {
 	struct ipc_namespace *ns = wq_ipc_current_ns();
 	struct wq_ipc *ipc, *new;
+	bool idle;
 
 	if (!ns || ns == wq_ipc_init_ns())
 		return &wq_ipc_init;
 	mutex_lock(&wq_ipc_lock);
 	ipc = wq_ipc_find_locked(ns);
-	if (ipc)
-		ipc->files++;
+	if (ipc && !ipc->files++)
+		list_del_init(&ipc->idle);
+	idle = !list_empty(&wq_ipc_idle);
 	mutex_unlock(&wq_ipc_lock);
+	if (idle)
+		mod_delayed_work(system_wq, &wq_ipc_reaper, 0);
 	if (ipc)
 		return ipc;
 
@@ -130,33 +142,72 @@ struct wq_ipc *wq_ipc_enter(void)
 	ipc = wq_ipc_find_locked(ns);		/* another file was first */
 	if (!ipc) {
 		INIT_LIST_HEAD(&new->queues);
+		INIT_LIST_HEAD(&new->idle);
 		new->ns = wq_ipc_ns_get(ns);
 		hash_add(wq_ipcs, &new->node, (unsigned long)ns);
 		ipc = new;
 		new = NULL;
 	}
-	ipc->files++;
+	if (!ipc->files++)
+		list_del_init(&ipc->idle);
 	mutex_unlock(&wq_ipc_lock);
 	kfree(new);
 	return ipc;
+}
+
+/*
+ * Entries without files that go: those with no queue left, and those of
+ * a namespace that nothing but wq holds any more, their queues with them.
+ * Return: whether entries without files are left to be looked at again.
+ */
+static bool wq_ipc_reap(void)
+{
+	struct wq_ipc *ipc, *tmp;
+	LIST_HEAD(dead_queues);
+	LIST_HEAD(dead);
+	bool left;
+
+	mutex_lock(&wq_registry_lock);
+	mutex_lock(&wq_ipc_lock);
+	list_for_each_entry_safe(ipc, tmp, &wq_ipc_idle, idle) {
+		if (ipc->nr_queues && !wq_ipc_ns_unused(ipc->ns))
+			continue;
+		hash_del(&ipc->node);
+		list_move(&ipc->idle, &dead);
+		wq_registry_unlink_all_locked(ipc, &dead_queues);
+	}
+	left = !list_empty(&wq_ipc_idle);
+	mutex_unlock(&wq_ipc_lock);
+	mutex_unlock(&wq_registry_lock);
+	wq_registry_put_dead(&dead_queues);
+	list_for_each_entry_safe(ipc, tmp, &dead, idle) {
+		wq_ipc_ns_put(ipc->ns);
+		kfree(ipc);
+	}
+	return left;
+}
+
+static void wq_ipc_reap_work(struct work_struct *work)
+{
+	if (wq_ipc_reap())
+		queue_delayed_work(system_wq, &wq_ipc_reaper,
+				   WQ_IPC_REAP_INTERVAL);
 }
 
 /**
  * wq_ipc_leave() - a /dev/wq file opened in @ipc's namespace is closed
  * @ipc: its entry
  *
- * The last file of a namespace other than the initial one takes the
- * namespace's named queues with it (as wq_destroy would, and no handle is
- * left to keep one) and lets go of the namespace. The entry leaves the
- * table first: a file opened in the namespace meanwhile gets a new entry,
- * and names of its own (names are the entry's), while this one's go.
+ * The namespace's last file leaves the entry without files: its named
+ * queues stay while the namespace lives (a file opened in it later finds
+ * them), and go with it (wq_ipc_reap(), at once if nothing holds the
+ * namespace now, as when its last process exits).
  *
- * Context: process context (a file's release); takes wq_ipc_lock, then
- * wq_registry_lock; sleeps.
+ * Context: process context (a file's release); takes wq_registry_lock
+ * and wq_ipc_lock; sleeps.
  */
 void wq_ipc_leave(struct wq_ipc *ipc)
 {
-	LIST_HEAD(dead);
 	bool last;
 
 	if (wq_ipc_is_initial(ipc))
@@ -164,16 +215,45 @@ void wq_ipc_leave(struct wq_ipc *ipc)
 	mutex_lock(&wq_ipc_lock);
 	last = !--ipc->files;
 	if (last)
-		hash_del(&ipc->node);
+		list_add_tail(&ipc->idle, &wq_ipc_idle);
 	mutex_unlock(&wq_ipc_lock);
-	if (!last)
-		return;
+	if (last && wq_ipc_reap())
+		mod_delayed_work(system_wq, &wq_ipc_reaper,
+				 WQ_IPC_REAP_INTERVAL);
+}
+
+/**
+ * wq_ipc_exit() - every entry goes, its queues with it (module unload)
+ *
+ * Context: process context, no /dev/wq file open (they pin the module):
+ * every entry is without files.
+ */
+void wq_ipc_exit(void)
+{
+	struct wq_ipc *ipc;
+	LIST_HEAD(dead_queues);
+	LIST_HEAD(dead);
+	struct hlist_node *tmp;
+	int bkt;
+
+	cancel_delayed_work_sync(&wq_ipc_reaper);
 	mutex_lock(&wq_registry_lock);
-	wq_registry_unlink_all_locked(ipc, &dead);
+	mutex_lock(&wq_ipc_lock);
+	hash_for_each_safe(wq_ipcs, bkt, tmp, ipc, node) {
+		WARN_ON_ONCE(ipc->files);
+		hash_del(&ipc->node);
+		list_move(&ipc->idle, &dead);
+		wq_registry_unlink_all_locked(ipc, &dead_queues);
+	}
+	mutex_unlock(&wq_ipc_lock);
 	mutex_unlock(&wq_registry_lock);
-	wq_registry_put_dead(&dead);
-	wq_ipc_ns_put(ipc->ns);
-	kfree(ipc);
+	wq_registry_put_dead(&dead_queues);
+	while (!list_empty(&dead)) {
+		ipc = list_first_entry(&dead, struct wq_ipc, idle);
+		list_del(&ipc->idle);
+		wq_ipc_ns_put(ipc->ns);
+		kfree(ipc);
+	}
 }
 
 /**

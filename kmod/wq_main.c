@@ -10,6 +10,7 @@
 
 #include "wq_delay.h"
 #include "wq_dev.h"
+#include "wq_ipc.h"
 #include "wq_main.h"
 #include "wq_metrics.h"
 #include "wq_record.h"
@@ -119,6 +120,7 @@ static void __exit wq_exit(void)
 {
 	wq_dev_exit();
 	wq_registry_debugfs_exit();
+	wq_ipc_exit();
 	wq_registry_exit();
 	wq_scratch_exit();
 	kwq_delay_module_exit();

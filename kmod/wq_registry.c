@@ -13,8 +13,8 @@
  * own. The kernel API's names live in the initial namespace, and names
  * beginning with WQ_KERNEL_PREFIX ("kernel.") are reserved for it: no user
  * can take a module's "kernel.name" first. A namespace's named queues go
- * when its last /dev/wq file does (wq_ipc_leave()); they are released
- * after the registry lock is dropped: freeing their keys takes time.
+ * with the namespace (wq_ipc.h); they are released after the registry
+ * lock is dropped: freeing their keys takes time.
  *
  * Permissions follow System V IPC (ipcperms) and mq_open(): opening a
  * queue needs the permission for the access asked (read, write or both)

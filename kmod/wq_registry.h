@@ -3,8 +3,8 @@
  * Named queues: a registry per IPC namespace, like POSIX message queues'
  * (wq_ipc.h says how namespaces work, wq_registry.c the kernel's names).
  * A queue lives from create until destroy (and after destroy until its
- * last handle is closed), or until its namespace's last /dev/wq file is
- * closed; handles find it by name.
+ * last handle is closed), or until its IPC namespace goes; handles find it
+ * by name.
  */
 #ifndef _WQ_REGISTRY_H
 #define _WQ_REGISTRY_H

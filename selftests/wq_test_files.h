@@ -45,6 +45,28 @@ static inline int wqt_read_file(const char *path, char *buf, size_t cap)
 }
 
 /*
+ * How often @name is listed in /sys/kernel/debug/wq/queues with IPC
+ * namespace @inum (its inode, as /proc/PID/ns/ipc; 0: in any namespace);
+ * -1 without debugfs.
+ */
+static inline int wqt_debugfs_lists(const char *name, unsigned long inum)
+{
+	char line[512], n[65];
+	unsigned long i;
+	int found = 0;
+	FILE *f = fopen("/sys/kernel/debug/wq/queues", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%64s %lu", n, &i) == 2 && !strcmp(n, name) &&
+		    (!inum || i == inum))
+			found++;
+	fclose(f);
+	return found;
+}
+
+/*
  * The scheduler state of a task, from its stat file @path (/proc/PID/stat,
  * /proc/self/task/TID/stat): 'S' asleep, 'R' running, ...; 0 if it cannot
  * be read.
