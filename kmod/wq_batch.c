@@ -40,7 +40,6 @@
 #include "wq_dev.h"
 #include "wq_record.h"
 #include "wq_scratch.h"
-#include "wq_uaccess.h"
 
 /* A call of ADD or DONE: its scratch, its key array, its results array. */
 struct wq_batch_io {
@@ -161,8 +160,8 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			}
 			if (off + v->len > WQ_BATCH_BUF)
 				break;
-			if (wq_copy_in(buf + off, u64_to_user_ptr(v->base),
-				       v->len)) {
+			if (copy_from_user(buf + off, u64_to_user_ptr(v->base),
+					   v->len)) {
 				res[i - first] = -EFAULT;
 				continue;
 			}
@@ -402,10 +401,16 @@ long wq_ioc_done_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		ret = wq_batch_keys(h, q, &done, false);
 		if (ret < 0)
 			return ret;
-		/* made: a restarted call (a signal, a stop) only gets */
+		/*
+		 * Made: a restarted call (a signal, a stop) only gets; a
+		 * struct another thread took away since ends the call, not
+		 * failing: 0 (see wq_ioc_done_get()).
+		 */
 		if (put_user(0ULL, &ud->done_keys) || put_user(0U, &ud->n_done) ||
 		    put_user(0ULL, &ud->done_results))
-			return -EFAULT;
+			return 0;
 	}
-	return wq_get_batch(h, q, &d->get, deadline);
+	/* after the Dones, keys that could not be delivered: 0, as DONE_GET */
+	ret = wq_get_batch(h, q, &d->get, deadline);
+	return ret == -EFAULT && d->n_done ? 0 : ret;
 }

@@ -14,13 +14,6 @@
 
 #include <wq/compat.h>
 
-/* get_unaligned(), put_unaligned() (wq_uaccess.h) */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
-
 /*
  * Without System V IPC and POSIX message queues the kernel has no IPC
  * namespace at all (nsproxy.ipc_ns is NULL): every name is then in the

@@ -8,17 +8,29 @@
  * unknown flags, non-zero reserved fields, bad lengths and names -EINVAL;
  * unreadable or unwritable user memory -EFAULT.
  *
+ * Rights are the opener's: the calls that check permissions, capabilities
+ * or quotas (CREATE, OPEN, DESTROY, LIST, MODULE_INFO) run with the file's
+ * credentials (file->f_cred), as write() and ioctl() paths must, so a
+ * descriptor passed to another process acts with its opener's rights,
+ * never with the receiver's.
+ *
  * Locking: h->bind_lock (mutex) serializes binding; h->q is written once
  * under it (smp_store_release) and read locklessly (smp_load_acquire).
  * Ioctls on a bound handle take the queue's own locks (wq_queue.h).
+ * Pollers wait on h->pollq; once the handle is bound and polled, its two
+ * forwarding entries on the queue's wait queues pass every wake-up on to
+ * it (wq_poll_arm()); their wake function takes h->pollq.lock inside the
+ * queue's wait queue lock.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/nospec.h>
 #include <linux/poll.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -31,7 +43,7 @@
 #include "wq_quota.h"
 #include "wq_record.h"
 #include "wq_registry.h"
-#include "wq_uaccess.h"
+#include "wq_stats.h"
 
 /* The access a file of /dev/wq was opened with, as MAY_* bits. */
 static int wq_file_access(const struct file *file)
@@ -45,6 +57,50 @@ static struct kwq *wq_bound(struct wq_handle *h)
 {
 	/* Pairs with smp_store_release() in wq_bind(). */
 	return smp_load_acquire(&h->q);
+}
+
+/* A wake-up of the queue's getters or producers, passed on to pollers. */
+static int wq_poll_forward(struct wait_queue_entry *wait, unsigned int mode,
+			   int sync, void *key)
+{
+	struct wq_handle *h = wait->private;
+
+	__wake_up(&h->pollq, mode, 0, key);
+	return 0;
+}
+
+/*
+ * Put the forwarding entries on @q's wait queues, once: from then on every
+ * wake-up of getters or producers reaches the handle's pollers.
+ */
+static void wq_poll_arm(struct wq_handle *h, struct kwq *q)
+{
+	if (atomic_cmpxchg(&h->fwd_armed, 0, 1))
+		return;
+	add_wait_queue(&q->getters, &h->fwd_get);
+	add_wait_queue(&q->producers, &h->fwd_put);
+}
+
+/*
+ * The handle was just bound to @q: pollers that came before (an epoll
+ * registration made before CREATE or OPEN) are armed and woken, to look
+ * at the queue. A poller that registers after this look finds h->q set:
+ * h->pollq's lock orders the two.
+ */
+static void wq_poll_bound(struct wq_handle *h, struct kwq *q)
+{
+	unsigned long flags;
+	bool waiting;
+
+	spin_lock_irqsave(&h->pollq.lock, flags);
+	/* under the lock poll_wait() takes: see the comment above */
+	waiting = waitqueue_active(&h->pollq);
+	spin_unlock_irqrestore(&h->pollq.lock, flags);
+	if (!waiting)
+		return;
+	wq_poll_arm(h, q);
+	wake_up_poll(&h->pollq, EPOLLIN | EPOLLOUT | EPOLLRDNORM |
+				EPOLLWRNORM);
 }
 
 /*
@@ -72,11 +128,13 @@ static long wq_bind(struct wq_handle *h, const char *name, int access,
 	if (ret)
 		goto out;
 	h->access = access;
+	/* the opener's credentials are current's here (WQ_OP_CREDS) */
 	h->unlimited = (access & MAY_WRITE) &&
 		       ns_capable_noaudit(&init_user_ns, CAP_SYS_RESOURCE);
 	atomic_inc(&q->handles);
 	/* Publish the queue fully set up; pairs with wq_bound(). */
 	smp_store_release(&h->q, q);
+	wq_poll_bound(h, q);
 out:
 	mutex_unlock(&h->bind_lock);
 	return ret;
@@ -195,16 +253,19 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
 static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	[_IOC_NR(WQ_IOC_MODULE_INFO)] =
 		WQ_OP(WQ_IOC_MODULE_INFO, wq_ioc_module_info,
-		      struct wq_module_info, default_max_tracked, 0),
+		      struct wq_module_info, default_max_tracked, WQ_OP_CREDS),
 	[_IOC_NR(WQ_IOC_CREATE)] =
 		WQ_OP(WQ_IOC_CREATE, wq_ioc_create, struct wq_create, limiter,
-		      0),
+		      WQ_OP_CREDS),
 	[_IOC_NR(WQ_IOC_OPEN)] =
-		WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name, 0),
+		WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name,
+		      WQ_OP_CREDS),
 	[_IOC_NR(WQ_IOC_DESTROY)] =
-		WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name, 0),
+		WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name,
+		      WQ_OP_CREDS),
 	[_IOC_NR(WQ_IOC_LIST)] =
-		WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries, 0),
+		WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries,
+		      WQ_OP_CREDS),
 	[_IOC_NR(WQ_IOC_ADD)] =
 		WQ_OP_RESULT(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns,
 			     WQ_OP_WRITE | WQ_OP_COPIES_OUT | WQ_OP_PROBES |
@@ -330,7 +391,7 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	/* The struct's bytes only (the union is several times larger). */
 	if (_IOC_DIR(cmd) & _IOC_WRITE) {
 		if (usize <= op->size) {	/* in words; older: zero-extended */
-			ret = wq_copy_in(&buf, uarg, usize);
+			ret = copy_from_user(&buf, uarg, usize) ? -EFAULT : 0;
 			memset((u8 *)&buf + usize, 0, op->size - usize);
 		} else {
 			ret = copy_struct_from_user(&buf, op->size, uarg,
@@ -347,7 +408,7 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	 */
 	if ((_IOC_DIR(cmd) & _IOC_READ) && (_IOC_DIR(cmd) & _IOC_WRITE) &&
 	    !(op->flags & WQ_OP_PROBES) &&
-	    wq_copy_out(uarg, &buf, min_t(u32, usize, op->size)))
+	    copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
 		return -EFAULT;
 
 	/*
@@ -362,16 +423,29 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (put_user(in, res))
 			return -EFAULT;
 	}
-	ret = op->fn(h, q, &buf, uarg);
-	if (op->result && ret > 0) {
-		if (res && put_user((u32)ret, res))
-			return -EFAULT;
-		ret = 0;
+	if (op->flags & WQ_OP_CREDS) {
+		const struct cred *old = override_creds(file->f_cred);
+
+		ret = op->fn(h, q, &buf, uarg);
+		revert_creds(old);
+	} else {
+		ret = op->fn(h, q, &buf, uarg);
+	}
+	/*
+	 * The call took effect: it no longer fails. Its result goes to the
+	 * field and is returned too, so that a field another thread unmapped
+	 * meanwhile loses nothing the caller can still read.
+	 */
+	if (op->result && ret >= 0) {
+		if (res)
+			(void)!put_user((u32)ret, res);
+		else
+			ret = 0;
 	}
 	if (!(_IOC_DIR(cmd) & _IOC_READ) || (op->flags & WQ_OP_COPIES_OUT) ||
 	    ret < 0)
 		return ret;
-	if (wq_copy_out(uarg, &buf, min_t(u32, usize, op->size)))
+	if (copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
 		return -EFAULT;
 	/* A longer read-only struct: zero the tail we know nothing of. */
 	if (!(_IOC_DIR(cmd) & _IOC_WRITE) && usize > op->size &&
@@ -380,21 +454,25 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return ret;
 }
 
+/*
+ * Readiness: the queue's (kwq_queue_poll()), or nothing yet before CREATE
+ * or OPEN; a poller registered then is woken by the bind (wq_poll_bound()).
+ */
 static __poll_t wq_poll(struct file *file, struct poll_table_struct *pt)
 {
 	struct wq_handle *h = file->private_data;
-	struct kwq *q = wq_bound(h);
+	struct kwq *q;
 
+	poll_wait(file, &h->pollq, pt);
+	q = wq_bound(h);
 	if (!q)
-		return EPOLLERR;
-	poll_wait(file, &q->getters, pt);
-	poll_wait(file, &q->producers, pt);
+		return 0;
+	wq_poll_arm(h, q);
 	/*
 	 * Pairs with the barrier of wq_has_sleeper() in kwq_wake_producers()
-	 * and kwq_wake_getters(): either the waker sees this poller on the
-	 * wait queue, or this poller sees the slot it freed or the key it
-	 * queued. (poll_wait() has the barrier itself only
-	 * since 6.13 and its stable backports.)
+	 * and kwq_wake_getters(): either the waker sees the forwarding entry
+	 * on the wait queue, or this poller sees the slot it freed or the key
+	 * it queued.
 	 */
 	smp_mb();
 	return kwq_queue_poll(q);
@@ -403,19 +481,29 @@ static __poll_t wq_poll(struct file *file, struct poll_table_struct *pt)
 static int wq_open(struct inode *inode, struct file *file)
 {
 	struct wq_handle *h;
+	int ret;
 
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return -ENOMEM;
+	ret = kwq_holder_init(&h->holder);
+	if (ret) {
+		kfree(h);
+		return ret;
+	}
 	h->ipc = wq_ipc_enter();
 	if (IS_ERR(h->ipc)) {
-		int ret = PTR_ERR(h->ipc);
-
+		ret = PTR_ERR(h->ipc);
+		kwq_holder_exit(&h->holder);
 		kfree(h);
 		return ret;
 	}
 	mutex_init(&h->bind_lock);
-	kwq_holder_init(&h->holder);
+	init_waitqueue_head(&h->pollq);
+	init_waitqueue_func_entry(&h->fwd_get, wq_poll_forward);
+	h->fwd_get.private = h;
+	init_waitqueue_func_entry(&h->fwd_put, wq_poll_forward);
+	h->fwd_put.private = h;
 	h->file = file;
 	file->private_data = h;
 	return nonseekable_open(inode, file);
@@ -427,14 +515,45 @@ static int wq_release(struct inode *inode, struct file *file)
 	struct kwq *q = h->q;
 
 	if (q) {
+		if (atomic_read(&h->fwd_armed)) {
+			remove_wait_queue(&q->getters, &h->fwd_get);
+			remove_wait_queue(&q->producers, &h->fwd_put);
+		}
 		kwq_holder_release(q, &h->holder);
 		atomic_dec(&q->handles);
 		kwq_queue_put(q);
 	}
+	kwq_holder_exit(&h->holder);
 	wq_ipc_leave(h->ipc);	/* after the queue: it may be the last */
 	mutex_destroy(&h->bind_lock);
 	kfree(h);
 	return 0;
+}
+
+/*
+ * /proc/PID/fdinfo/FD of a bound handle: its queue (id, name or
+ * "(private)", depth as workqueue_depth, keys in processing) and the keys
+ * this handle holds, as eventfd and io_uring show theirs.
+ */
+static void wq_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct wq_handle *h = file->private_data;
+	struct kwq *q = wq_bound(h);
+	struct kwq_counts c;
+	unsigned long flags;
+
+	if (!q)
+		return;
+	spin_lock_irqsave(&q->lock, flags);
+	kwq_counts_locked(q, &c, false);
+	spin_unlock_irqrestore(&q->lock, flags);
+	seq_printf(m, "wq-id:\t%llu\n", q->id);
+	seq_printf(m, "wq-name:\t%s\n", q->name[0] ? q->name : "(private)");
+	seq_printf(m, "wq-depth:\t%u\n", c.queued + c.dirty);
+	seq_printf(m, "wq-processing:\t%u\n", c.processing);
+	seq_printf(m, "wq-held:\t%u\n", READ_ONCE(h->holder.nr));
+	seq_printf(m, "wq-access:\t%s%s\n", h->access & MAY_READ ? "r" : "",
+		   h->access & MAY_WRITE ? "w" : "");
 }
 
 static const struct file_operations wq_fops = {
@@ -445,6 +564,7 @@ static const struct file_operations wq_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.poll = wq_poll,
 	.uring_cmd = wq_uring_cmd,
+	.show_fdinfo = wq_show_fdinfo,
 	.llseek = noop_llseek,
 };
 

@@ -24,8 +24,14 @@ struct io_uring_cmd;
  *	beyond the queue owner's budget (wq_quota.h); fixed with @access, so
  *	it goes with the file (fork, SCM_RIGHTS), as open-time rights do
  * @holder: keys this handle got and has not done yet
- * @file: the file (for its O_NONBLOCK)
+ * @file: the file (for its O_NONBLOCK and its opener's credentials)
  * @ipc: the IPC namespace the file was opened in: its names (wq_ipc.h)
+ * @pollq: where poll() and epoll wait, bound or not: the queue's wake-ups
+ *	reach it through @fwd_get and @fwd_put
+ * @fwd_get: on q->getters once the handle is polled, passing its wake-ups
+ *	on to @pollq
+ * @fwd_put: the same on q->producers
+ * @fwd_armed: @fwd_get and @fwd_put are on the queue's wait queues
  */
 struct wq_handle {
 	struct mutex bind_lock;		/* serializes binding */
@@ -35,6 +41,10 @@ struct wq_handle {
 	struct kwq_holder holder;
 	struct file *file;
 	struct wq_ipc *ipc;
+	wait_queue_head_t pollq;
+	struct wait_queue_entry fwd_get;
+	struct wait_queue_entry fwd_put;
+	atomic_t fwd_armed;
 };
 
 /*
@@ -58,6 +68,7 @@ typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
 #define WQ_OP_COPIES_OUT	BIT(1)	/* the handler writes its results */
 #define WQ_OP_PROBES		BIT(4)	/* ... and checks first they can be */
 #define WQ_OP_URING		BIT(5)	/* also an io_uring command */
+#define WQ_OP_CREDS		BIT(6)	/* checks rights: the opener's */
 #define WQ_OP_READ		(BIT(2) | WQ_OP_BOUND)	/* a consumer's call */
 #define WQ_OP_WRITE		(BIT(3) | WQ_OP_BOUND)	/* a producer's call */
 
@@ -68,10 +79,10 @@ typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
  * @min_size: the size of the struct's first version
  * @flags: WQ_OP_*
  * @result: offset of a __u32 result field added in a later version of the
- *	struct, or 0 for none: a handler's result > 0 goes there (if the
- *	caller's struct has it; the field is checked writable first, by
- *	writing back what was read, which the handler requires to be 0) and
- *	the call returns 0
+ *	struct, or 0 for none: a handler's result >= 0 goes there and is the
+ *	call's result if the caller's struct has the field (checked writable
+ *	first, by writing back what was read, which the handler requires to
+ *	be 0), else the call returns 0, as that struct's version did
  * @fn: the handler; @arg is a kernel copy of the struct at @uarg
  */
 struct wq_ioctl_op {

@@ -3,9 +3,9 @@
  * The single-key ioctls of /dev/wq: WQ_IOC_ADD, WQ_IOC_GET, WQ_IOC_DONE,
  * WQ_IOC_FORGET, WQ_IOC_NUM_REQUEUES, WQ_IOC_CANCEL_AFTER,
  * WQ_IOC_KEY_STATE and WQ_IOC_DONE_GET (the batch ones are in wq_batch.c,
- * the dispatch in wq_dev.c). Short keys travel through the stack and are
- * copied in 8-byte words (wq_uaccess.h); a record is allocated only for a
- * new key with no spare record (wq_record.h).
+ * the dispatch in wq_dev.c). Short keys travel through the stack; a
+ * record is allocated only for a new key with no spare record
+ * (wq_record.h).
  *
  * Context of every function: process context (an ioctl); may sleep.
  */
@@ -19,7 +19,6 @@
 #include "wq_delay.h"
 #include "wq_ratelimit.h"
 #include "wq_record.h"
-#include "wq_uaccess.h"
 
 /* Keys up to this long are copied through the stack, not an allocation. */
 #define WQ_DEV_SMALL_KEY	64
@@ -73,7 +72,7 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	if (a->key_len <= WQ_DEV_SMALL_KEY) {
 		u8 small[WQ_DEV_SMALL_KEY];
 
-		if (wq_copy_in(small, u64_to_user_ptr(a->key), a->key_len))
+		if (copy_from_user(small, u64_to_user_ptr(a->key), a->key_len))
 			return -EFAULT;
 		ret = kwq_add_key(q, small, a->key_len, &a->delay_ns, flags,
 				  a->priority, WQ_GFP_KEYS, deadline);
@@ -92,11 +91,11 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	/*
 	 * The limiter's delay goes out here (it was found writable above);
 	 * what the add did (ret, WQ_ADDED_*) goes to @outcome (wq_ioctl());
-	 * nothing else of the struct changes.
+	 * nothing else of the struct changes. The add was made: a struct
+	 * another thread unmapped meanwhile does not make the call fail.
 	 */
-	if (ret >= 0 && (flags & KWQ_ADD_RATE_LIMITED) && ua &&
-	    put_user(a->delay_ns, &ua->delay_ns))
-		return -EFAULT;
+	if (ret >= 0 && (flags & KWQ_ADD_RATE_LIMITED) && ua)
+		(void)!put_user(a->delay_ns, &ua->delay_ns);
 	return ret;
 }
 
@@ -153,7 +152,7 @@ static long wq_get_key(struct wq_handle *h, struct kwq *q,
 	 * was.
 	 */
 	if ((!ret || ret == -EMSGSIZE) &&
-	    ((!ret && wq_copy_out(u64_to_user_ptr(g->buf), buf, len)) ||
+	    ((!ret && copy_to_user(u64_to_user_ptr(g->buf), buf, len)) ||
 	     (ug && put_user(len, &ug->key_len)) ||
 	     (ug && !ret && q->prio && put_user(prio, &ug->priority)))) {
 		if (!ret)
@@ -185,7 +184,7 @@ static void *wq_copy_key(const struct wq_key *k, u32 flags, u8 *small)
 		return ERR_PTR(-EINVAL);
 	if (k->key_len > WQ_DEV_SMALL_KEY)
 		return memdup_user(u64_to_user_ptr(k->key), k->key_len);
-	if (wq_copy_in(small, u64_to_user_ptr(k->key), k->key_len))
+	if (copy_from_user(small, u64_to_user_ptr(k->key), k->key_len))
 		return ERR_PTR(-EFAULT);
 	return small;
 }
@@ -318,11 +317,20 @@ long wq_ioc_done_get(struct wq_handle *h, struct kwq *q, void *arg,
 		wq_free_key(key, small);
 		if (ret)
 			return ret;
-		/* made: a restarted call (a signal, a stop) only gets */
+		/*
+		 * Made: a restarted call (a signal, a stop) only gets. The
+		 * struct was found writable (wq_ioctl()); if another thread
+		 * took it away since, the call ends here, not failing: 0.
+		 */
 		if (put_user(0ULL, &((struct wq_done_get __user *)uarg)->prev) ||
 		    put_user(0U, &((struct wq_done_get __user *)uarg)->prev_len))
-			return -EFAULT;
+			return 0;
 	}
-	/* struct wq_get is the struct's head: GET's results land in it */
-	return wq_get_key(h, q, &dg->get, deadline, uarg);
+	/*
+	 * struct wq_get is the struct's head: GET's results land in it. After
+	 * a Done the call does not fail for memory: a key that could not be
+	 * delivered went back, and the result is 0 (Done made, nothing got).
+	 */
+	ret = wq_get_key(h, q, &dg->get, deadline, uarg);
+	return ret == -EFAULT && dg->prev_len ? 0 : ret;
 }

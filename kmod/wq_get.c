@@ -43,7 +43,7 @@ static int kwq_take_one_locked(struct kwq *q, struct kwq_take *t, u32 *off,
 		t->prios[i] = q->prio ? item->prio_out : 0;
 	q->nr_processing++;
 	if (t->holder)
-		list_add_tail(&item->link, &t->holder->held);
+		kwq_holder_held_locked(t->holder, item);
 	if (t->recs) {
 		kwq_record_pin_locked(q, item);
 		t->recs[i] = item;

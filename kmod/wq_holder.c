@@ -6,18 +6,78 @@
  * PROCESSING state, holder->held under q->lock, and the rule that no hold
  * of q->lock grows with the queue (keys go back in batches).
  */
+#include <linux/bitfield.h>
 #include <linux/sched.h>
+#include <linux/xarray.h>
 
 #include "wq_queue.h"
+
+/* Every holder by its id: a record in processing names its holder so. */
+static DEFINE_XARRAY_ALLOC1(kwq_holders);
 
 /**
  * kwq_holder_init() - prepare a holder (one per handle)
  * @holder: the holder
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -ENOMEM, or -ENFILE: KWQ_HOLDER_MAX holders exist.
  */
-void kwq_holder_init(struct kwq_holder *holder)
+int kwq_holder_init(struct kwq_holder *holder)
 {
+	int ret;
+
 	INIT_LIST_HEAD(&holder->held);
+	holder->nr = 0;
 	holder->in_order = false;
+	ret = xa_alloc(&kwq_holders, &holder->id, holder,
+		       XA_LIMIT(1, KWQ_HOLDER_MAX), GFP_KERNEL_ACCOUNT);
+	return ret == -EBUSY ? -ENFILE : ret;
+}
+
+/**
+ * kwq_holder_exit() - a holder holds nothing any more and goes
+ * @holder: the holder, released (kwq_holder_release()) or never used
+ *
+ * Context: process context.
+ */
+void kwq_holder_exit(struct kwq_holder *holder)
+{
+	WARN_ON_ONCE(!list_empty(&holder->held));
+	xa_erase(&kwq_holders, holder->id);
+}
+
+/**
+ * kwq_holder_held_locked() - @holder has @item in processing now
+ * @holder: the holder
+ * @item: a record just handed out (q->lock held)
+ */
+void kwq_holder_held_locked(struct kwq_holder *holder, struct kwq_item *item)
+{
+	list_add_tail(&item->link, &holder->held);
+	item->flags |= FIELD_PREP(KWQ_ITEM_HOLDER, holder->id);
+	WRITE_ONCE(holder->nr, holder->nr + 1);
+}
+
+/**
+ * kwq_holder_unheld_locked() - @item stops being processing for its holder
+ * @item: a PROCESSING record (q->lock held), off its holder's list after
+ *	this, wherever the done came from
+ *
+ * Context: any context (q->lock held).
+ */
+void kwq_holder_unheld_locked(struct kwq_item *item)
+{
+	u32 id = FIELD_GET(KWQ_ITEM_HOLDER, item->flags);
+	struct kwq_holder *holder;
+
+	list_del_init(&item->link);
+	if (!id)
+		return;
+	item->flags &= ~KWQ_ITEM_HOLDER;
+	/* a holder is on the table while it holds keys (kwq_holder_exit()) */
+	holder = xa_load(&kwq_holders, id);
+	if (!WARN_ON_ONCE(!holder))
+		WRITE_ONCE(holder->nr, holder->nr - 1);
 }
 
 /* Keys put back per hold of q->lock when a holder goes away. */

@@ -134,7 +134,7 @@ static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
 	lockdep_assert_held(&q->lock);
 	kwq_metrics_end_locked(q, item);
 	kwq_prio_end_locked(q, item);
-	list_del_init(&item->link);
+	kwq_holder_unheld_locked(item);
 	/* a discard zeroed nr_dirty and left the marks to be ignored */
 	if ((item->flags & KWQ_ITEM_DIRTY) && !q->discarded)
 		q->nr_dirty--;

@@ -117,11 +117,16 @@
 				 KWQ_ITEM_WAITING)
 /* no key's record any more, kept for the kwq_held handles that name it */
 #define KWQ_ITEM_ORPHAN		BIT(5)
-/* bits 16..31: how many kwq_held handles name the record (saturating) */
-#define KWQ_ITEM_PIN_ONE	BIT(16)
-#define KWQ_ITEM_PINS		GENMASK(31, 16)
+/* bits 6..11: how many kwq_held handles name the record (saturating) */
+#define KWQ_ITEM_PIN_ONE	BIT(6)
+#define KWQ_ITEM_PINS		GENMASK(11, 6)
+/* bits 12..31: while PROCESSING, the id of its holder (0: none) */
+#define KWQ_ITEM_HOLDER_SHIFT	12
+#define KWQ_ITEM_HOLDER		GENMASK(31, KWQ_ITEM_HOLDER_SHIFT)
+#define KWQ_HOLDER_MAX		(KWQ_ITEM_HOLDER >> KWQ_ITEM_HOLDER_SHIFT)
 static_assert(!((KWQ_ITEM_HELD | KWQ_ITEM_DIRTY | KWQ_ITEM_PRIO_SET |
-		 KWQ_ITEM_ORPHAN) & KWQ_ITEM_PINS));
+		 KWQ_ITEM_ORPHAN) & (KWQ_ITEM_PINS | KWQ_ITEM_HOLDER)));
+static_assert(!(KWQ_ITEM_PINS & KWQ_ITEM_HOLDER));
 
 #define KWQ_BATCH		64	/* most keys moved in one hold of q->lock */
 #define KWQ_SPARE_MAX		KWQ_BATCH	/* most spare records a queue keeps */
@@ -170,7 +175,8 @@ struct wq_ipc;
  *	q->idle while not held but with @failures; q->spare while spare;
  *	q->orphans while ORPHAN
  * @wait: ready time and heap position while WAITING
- * @flags: KWQ_ITEM_*, and the count of kwq_held handles (KWQ_ITEM_PINS)
+ * @flags: KWQ_ITEM_*, the count of kwq_held handles (KWQ_ITEM_PINS) and
+ *	the holder's id (KWQ_ITEM_HOLDER)
  * @gen: when the key was last handed out (q->gen_seq), for
  *	kwq_queue_unget() and kwq_queue_done_held(): unique per queue, it
  *	names the take and thereby its holder or handle
@@ -207,6 +213,9 @@ struct kwq_item {
  * struct kwq_holder - keys in processing that belong to one handle
  * @held: records the handle got and has not done, oldest first (under
  *	q->lock)
+ * @nr: how many (written under q->lock, read without it)
+ * @id: names the holder in its records' flags (KWQ_ITEM_HOLDER), so that
+ *	a done through another handle finds it (kwq_holder_init())
  * @in_order: its last done was of its oldest key (written under q->lock;
  *	read without it as a hint: kwq_queue_done_many())
  *
@@ -215,6 +224,8 @@ struct kwq_item {
  */
 struct kwq_holder {
 	struct list_head held;
+	unsigned int nr;
+	u32 id;
 	bool in_order;
 };
 
@@ -485,7 +496,10 @@ void kwq_wake_producers(struct kwq *q, unsigned int n);
 void kwq_wake_drainers_locked(struct kwq *q);
 void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head);
 
-void kwq_holder_init(struct kwq_holder *holder);
+int kwq_holder_init(struct kwq_holder *holder);
+void kwq_holder_exit(struct kwq_holder *holder);
+void kwq_holder_held_locked(struct kwq_holder *holder, struct kwq_item *item);
+void kwq_holder_unheld_locked(struct kwq_item *item);
 void kwq_holder_release(struct kwq *q, struct kwq_holder *holder);
 
 #endif /* _WQ_QUEUE_H */

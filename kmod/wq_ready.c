@@ -4,6 +4,7 @@
  * priorities with a bound on starvation. See wq_ready.h; the rules are in
  * wq_queue.h.
  */
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "wq_quota.h"
@@ -35,13 +36,19 @@ void kwq_ready_init(struct kwq *q, bool prio, u64 starve_ns)
  * kwq_ready_destroy() - free every level of a queue being freed
  * @q: the queue, with no user left (its records are freed apart, and its
  *	charge given back with theirs: kwq_record_free_all())
+ *
+ * Context: process context; sleeps (a queue may have many levels).
  */
 void kwq_ready_destroy(struct kwq *q)
 {
 	struct kwq_level *l, *tmp;
+	unsigned int n = 0;
 
-	rbtree_postorder_for_each_entry_safe(l, tmp, &q->levels, node)
+	rbtree_postorder_for_each_entry_safe(l, tmp, &q->levels, node) {
 		kfree(l);
+		if (!(++n % KWQ_BATCH))
+			cond_resched();
+	}
 	q->levels = RB_ROOT;
 	kfree(q->spare_level);
 	q->spare_level = NULL;

@@ -16,6 +16,7 @@
 
 #include "wq_test_util.h"
 #include "wq_test_jobs.h"
+#include "wq_test_ioctl.h"
 
 #define ROOM	2	/* max_items of the fixture's queue */
 
@@ -318,6 +319,48 @@ TEST_F(ready, every_handle_is_woken)
 	WOKEN(&j2, EPOLLIN);
 	close(ep2);
 	wq_close(fd2);
+}
+
+/*
+ * epoll registered before the handle is bound: nothing is reported (no
+ * EPOLLERR, no spinning) until CREATE, whose queue has room (EPOLLOUT);
+ * a consumer asleep in epoll_wait for EPOLLIN meanwhile is woken by a key
+ * added through another handle, and edge-triggered sees each new edge.
+ */
+TEST_F(ready, registered_before_bind)
+{
+	char name[WQ_NAME_MAX];
+	struct wqt_job j;
+	int fd, other, ep_out;
+	uint32_t got;
+
+	fd = raw_open_dev();
+	ASSERT_LE(0, fd);
+	self->ep = wqt_epoll(fd, EPOLLIN | variant->et);
+	ASSERT_LE(0, self->ep);
+	ep_out = wqt_epoll(fd, EPOLLOUT | variant->et);
+	ASSERT_LE(0, ep_out);
+	EXPECT_EQ(0, wqt_epoll_wait(self->ep, &got, 50)) TH_LOG("%#x", got);
+	EXPECT_EQ(0, wqt_epoll_wait(ep_out, &got, 50)) TH_LOG("%#x", got);
+	BLOCK(&j);
+	wqt_name(name, "rbb");
+	ASSERT_EQ(0, raw_create(fd, name, NULL, ROOM, 0));
+	EXPECT_EQ(1, wqt_epoll_wait(ep_out, &got, UPPER_MS));
+	EXPECT_EQ((uint32_t)EPOLLOUT, got);
+	EXPECT_FALSE(wqt_job_returned(&j));	/* no key yet */
+	other = wq_open(name);
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, ADD(other, "a"));		/* through another handle */
+	WOKEN(&j, EPOLLIN);
+	EXPECT_GET(fd, "a");
+	EXPECT_EQ(0, wqt_epoll_wait(self->ep, &got, 0));	/* empty */
+	ASSERT_EQ(0, ADD(other, "b"));		/* a new edge */
+	EXPECT_EQ(1, wqt_epoll_wait(self->ep, &got, UPPER_MS));
+	EXPECT_EQ((uint32_t)EPOLLIN, got);
+	wq_destroy(name);
+	wq_close(other);
+	close(ep_out);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -84,6 +84,9 @@ ssize_t wq_done_get_call(int fd, const void *prev, size_t prev_len,
 				return ret;
 		}
 		ret = wq_ioctl(fd, WQ_IOC_GET, &dg.get);
+	} else if (ret == 0) {
+		/* done made, its key not delivered: the get's own result */
+		ret = wq_ioctl(fd, WQ_IOC_GET, &dg.get);
 	}
 	/* written by a priority queue only; any other leaves the 0 */
 	if (ret > 0 && priority)
@@ -134,6 +137,9 @@ ssize_t wq_done_get_batch_call(int fd, const struct iovec *done_keys,
 			if (ret < 0)
 				goto out;
 		}
+		ret = wq_get_batch_run(fd, &d.get, priorities);
+	} else if (ret == 0) {
+		/* dones made, no key delivered: the get's own result */
 		ret = wq_get_batch_run(fd, &d.get, priorities);
 	}
 out:

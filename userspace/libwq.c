@@ -231,7 +231,8 @@ static int wq_add_prio(int fd, uint32_t flags, const void *key, size_t len,
 		return ret;
 	if (out)
 		*out = a.delay_ns;
-	return (int)a.outcome;	/* WQ_ADDED_*: 0 from an older module */
+	/* WQ_ADDED_*: returned, or only in the field (an older module) */
+	return ret ? ret : (int)a.outcome;
 }
 
 static int wq_add_call(int fd, uint32_t flags, const void *key, size_t len,

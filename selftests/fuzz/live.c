@@ -183,6 +183,7 @@ static void live_add(void)
 {
 	struct wq_add *a = at(AT_STRUCT);
 	int slot = live_slot(ACC_WRITE);
+	long r;
 	uint32_t n = rn(NKEYS);
 
 	if (slot < 0)
@@ -192,9 +193,10 @@ static void live_add(void)
 	a->key = uat(AT_KEYS);
 	if (live_add_kind(a, slot, n))
 		last_after = (int)n;
-	if (live_call(slot, WQ_IOC_ADD, uat(AT_STRUCT), a->flags & WQ_ADD_WAIT) == 0 &&
-	    a->outcome > WQ_ADDED_KEPT)
-		fail("ADD outcome %u", a->outcome);
+	r = live_call(slot, WQ_IOC_ADD, uat(AT_STRUCT), a->flags & WQ_ADD_WAIT);
+	/* the outcome is returned and written, in a live struct both */
+	if (r >= 0 && (r > WQ_ADDED_KEPT || a->outcome != r))
+		fail("ADD returned %ld, outcome %u", r, a->outcome);
 }
 
 static void live_get(void)

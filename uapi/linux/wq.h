@@ -31,13 +31,25 @@
  *   drain) fails with -EINTR when a signal handler runs, or is restarted
  *   if the handler has SA_RESTART (a drain never is: see struct
  *   wq_shutdown).
+ * - A call that fails changes nothing. A call's results are written after
+ *   it took effect, to fields and arrays found writable before it did; if
+ *   another thread unmaps or protects them meanwhile, the call still
+ *   succeeds (what it did is its return value) and those results are
+ *   lost, as they would be once the memory is gone anyway.
+ * - Rights are the opener's: CREATE, OPEN, DESTROY, LIST and MODULE_INFO
+ *   check permissions, capabilities and quotas with the credentials of
+ *   the task that opened the /dev/wq file, whoever makes the call, as a
+ *   write() to a file does: a descriptor passed to another process gives
+ *   it the opener's rights, never its own.
  * - Names belong to IPC namespaces: a /dev/wq file sees the names of the
  *   IPC namespace of the task that opened it, wherever it is used later.
- *   The named queues of a namespace other than the initial one are
- *   destroyed when the last /dev/wq file opened in it is closed.
- * - A bound handle works with poll(), select() and epoll (level- and
- *   edge-triggered): EPOLLIN when a GET would not block (a key is queued,
- *   or the queue is shutting down and empty), EPOLLOUT when an ADD of a
+ *   The named queues of a namespace other than the initial one live as
+ *   long as the namespace (see doc/security.md for when they go).
+ * - A handle works with poll(), select() and epoll (level- and
+ *   edge-triggered), also registered before CREATE or OPEN (it reports
+ *   nothing until then, and its waiters are woken by the bind): EPOLLIN
+ *   when a GET would not block (a key is queued, or the queue is
+ *   shutting down and empty), EPOLLOUT when an ADD of a
  *   new key would not fail for capacity and the queue is not shutting
  *   down, EPOLLHUP when it is shutting down and empty. Every transition
  *   into a state wakes the waiters (the first key queued, by a delay
@@ -264,11 +276,11 @@ struct wq_name {
  *	(Added in the struct's second version.)
  * @outcome: out: what the add did, WQ_ADDED_* (an add of a waiting key
  *	without a delay queues it: WQ_ADDED_QUEUED; an AddRateLimited whose
- *	delay is 0 is reported as an Add). Written, like @delay_ns, only by a
- *	module with WQ_FEATURE_ADD_OUTCOME (struct wq_module_info); it is
- *	checked writable before the add, and if writing it fails after the
- *	add the call fails with -EFAULT though the add took effect. (Added
- *	in the third version.)
+ *	delay is 0 is reported as an Add), also the call's return value.
+ *	Written, like @delay_ns, only by a module with WQ_FEATURE_ADD_OUTCOME
+ *	(struct wq_module_info); it is checked writable before the add. A
+ *	struct of an earlier version, without the field, makes the call
+ *	return 0. (Added in the third version.)
  * @priority: with WQ_ADD_PRIORITY (a queue made with WQ_CREATE_PRIORITY
  *	only, else -EINVAL): the key's priority, any __s32, higher first. An
  *	add without it is an add at 0, as controller-runtime's: a new key
@@ -357,8 +369,12 @@ struct wq_get {
  * is the result; else the Get's, as WQ_IOC_GET's. Once the Done is made
  * the kernel zeroes @prev and @prev_len in the caller's struct, so a call
  * restarted after a signal (or a stop) only gets, and a caller that sees
- * an error of the Get knows the Done was made. A consumer's call (read
- * access). (WQ_FEATURE_DONE_GET.)
+ * an error of the Get knows the Done was made (@prev_len is 0). Once the
+ * Done is made the call does not fail for memory: if the struct or the
+ * key buffer could not be written (another thread took them away, or
+ * @get.buf is bad), the key goes back and the call returns 0: the Done
+ * made, nothing got (a GET alone then says what is wrong). A consumer's
+ * call (read access). (WQ_FEATURE_DONE_GET.)
  *
  * Errors: those of WQ_IOC_DONE and WQ_IOC_GET.
  */
@@ -554,7 +570,9 @@ struct wq_batch {
  * ends it before the Get, as does a bad field of @get, found first. Once
  * the Dones are made the kernel zeroes @done_keys, @n_done and
  * @done_results in the caller's struct, so a call restarted after a
- * signal (or a stop) only gets. (WQ_FEATURE_DONE_GET.)
+ * signal (or a stop) only gets; once the Dones are made the call does not
+ * fail for memory, as WQ_IOC_DONE_GET: keys that could not be delivered go
+ * back, and it returns 0. (WQ_FEATURE_DONE_GET.)
  *
  * Errors: those of WQ_IOC_DONE_BATCH and WQ_IOC_GET_BATCH.
  */
