@@ -25,7 +25,11 @@
 # Kernel paths (/lib/modules, /usr/src for DKMS) and configuration (/etc)
 # do not follow PREFIX; every directory below may be overridden.
 
-VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(CURDIR)/dkms.conf)
+# One version for the module, libwq and wqctl: wq.h's WQ_VERSION_* (dkms.conf,
+# debian/changelog and the module's MODULE_VERSION say the same; make check
+# compares them).
+wq_hdr_version = $(shell sed -n 's/^\#define WQ_VERSION_$(1)[[:space:]]*\([0-9]*\)$$/\1/p' $(CURDIR)/userspace/include/wq.h)
+VERSION := $(call wq_hdr_version,MAJOR).$(call wq_hdr_version,MINOR).$(call wq_hdr_version,PATCH)
 
 ifdef KVER
 ifeq ($(origin KDIR),file)
@@ -53,7 +57,7 @@ KSRCDIR ?= /usr/src/wq-$(VERSION)
 INSTALL ?= install
 DEPMOD ?= depmod
 LIBWQ_SOVERSION := 1
-LIBWQ_SO := libwq.so.$(LIBWQ_SOVERSION).0.0
+LIBWQ_SO := libwq.so.$(VERSION)
 
 # The DKMS source tree: what builds wq.ko with the top Kbuild.
 DKMS_FILES := dkms.conf Kbuild LICENSE kmod/Kbuild uapi/linux/wq.h \

@@ -230,6 +230,87 @@ static void print_hist(const char *name, const char *help, bool work,
 	}
 }
 
+/* ---- --json ---------------------------------------------------------- */
+
+/* {"count", "sum_ns", "buckets": [{"le_ns": N or null (+Inf), "count"}]} */
+static void json_hist(const char *k, const struct wq_histogram *h)
+{
+	uint32_t nb = h->nbuckets > WQ_HIST_MAX ? WQ_HIST_MAX : h->nbuckets;
+
+	json_key(k);
+	json_object();
+	json_u64("count", h->count);
+	json_u64("sum_ns", h->sum_ns);
+	json_key("buckets");
+	json_array();
+	/* cppcheck-suppress knownConditionTrueFalse ; filled by the kernel */
+	for (uint32_t b = 0; b < nb; b++) {
+		json_object();
+		if (h->le_ns[b] == UINT64_MAX)
+			json_null("le_ns");
+		else
+			json_u64("le_ns", h->le_ns[b]);
+		json_u64("count", h->bucket[b]);
+		json_end_object();
+	}
+	json_end_array();
+	json_end_object();
+}
+
+/*
+ * One queue: "name", then struct wq_metrics' fields by their names
+ * (durations in ns), "levels" a priority queue's depth by level
+ * ("summed": the last entry sums the levels beyond).
+ */
+static void json_queue(const struct qm *q)
+{
+	static const char *const names[] = {
+		"depth", "adds_total", "retries_total", "unfinished_work_ns",
+		"longest_running_ns", "queued", "processing", "waiting",
+		"tracked", "refused_total", "requeued_on_close_total",
+		"discarded_total",
+	};
+	const uint64_t vals[] = {
+		q->m.depth, q->m.adds_total, q->m.retries_total,
+		q->m.unfinished_work_ns, q->m.longest_running_ns, q->m.queued,
+		q->m.processing, q->m.waiting, q->m.tracked, q->m.refused_total,
+		q->m.requeued_on_close_total, q->m.discarded_total,
+	};
+	uint32_t nr = q->m.nr_levels < WQ_LEVELS_MAX ? q->m.nr_levels :
+						       WQ_LEVELS_MAX;
+
+	json_object();
+	json_str("name", q->name);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		json_u64(names[i], vals[i]);
+	json_hist("queue_duration", &q->m.queue_duration);
+	json_hist("work_duration", &q->m.work_duration);
+	json_key("levels");
+	json_array();
+	/* cppcheck-suppress knownConditionTrueFalse ; filled by the kernel */
+	for (uint32_t l = 0; l < nr; l++) {
+		json_object();
+		json_s64("priority", q->m.levels[l].priority);
+		json_u64("depth", q->m.levels[l].depth);
+		json_bool("summed", q->m.levels_summed && l == WQ_LEVELS_MAX - 1);
+		json_end_object();
+	}
+	json_end_array();
+	json_end_object();
+}
+
+static void json_metrics(const struct qm *q, size_t n)
+{
+	json_object();
+	json_key("queues");
+	json_array();
+	for (size_t i = 0; i < n; i++)
+		if (q[i].ok)
+			json_queue(&q[i]);
+	json_end_array();
+	json_end_object();
+}
+
 int cmd_metrics(struct ctx *c)
 {
 	struct qm *q = NULL;
@@ -257,10 +338,16 @@ int cmd_metrics(struct ctx *c)
 		q[i].ok = ret == 0;
 		/* a named queue must be there; a listed one may have gone */
 		if (ret < 0 && c->nargs) {
-			fprintf(stderr, "wqctl: metrics %s: %s\n", q[i].name,
-				strerror(-ret));
+			fprintf(stderr, "wqctl: metrics %s: %s (%s)\n", q[i].name,
+				ret == -ENOENT ? "no such queue" : strerror(-ret),
+				err_name(ret));
 			rc = RC_FAIL;
 		}
+	}
+	if (c->json) {
+		json_metrics(q, n);
+		free(q);
+		return rc;
 	}
 	for (size_t s = 0; s < 3; s++)
 		print_scalar(&scalars[s], q, n);
