@@ -7,13 +7,21 @@
 #   make bench         the performance figures (doc/performance.md)
 #   make soak          ten minutes of the soak test on the debug kernel (SOAK_SECONDS)
 #   make               module (for KDIR), libwq, wqctl, tests
-#   make KDIR=/lib/modules/$(uname -r)/build module    build for your kernel
+#   make KDIR=/lib/modules/X/build module    build for another kernel
 #
 # The module is never loaded into the machine that builds it: tests run in
 # a QEMU guest (selftests/vm/vm-run).
 
-# Headers of the newest Debian 6.1 kernel installed, unless KDIR is given.
-KDIR ?= $(shell ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n1)
+# The running kernel's headers, as every out-of-tree module builds (kbuild's
+# own default); where they are not installed (a build machine), the newest
+# Debian 6.1 headers. KDIR=... or KVER=... (mk/install.mk) choose another.
+KDIR_RUNNING := /lib/modules/$(shell uname -r)/build
+ifeq ($(origin KDIR),undefined)
+ifndef KVER
+KDIR := $(if $(wildcard $(KDIR_RUNNING)/Makefile),$(KDIR_RUNNING),$(shell \
+	ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n1))
+endif
+endif
 LINUX_SOURCE ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.12.tar.xz)))
 TOOLS := build/linux-tools
 KSFT_DIR := $(CURDIR)/$(TOOLS)/tools/testing/selftests

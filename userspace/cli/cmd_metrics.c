@@ -20,6 +20,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "wqctl.h"
 
@@ -311,7 +313,78 @@ static void json_metrics(const struct qm *q, size_t n)
 	json_end_object();
 }
 
+/*
+ * --textfile FILE: stdout goes to FILE.XXXXXX in FILE's directory (which
+ * node_exporter ignores: not *.prom) until metrics_commit() renames it
+ * over FILE, so a scrape never reads half a file. Returns the saved
+ * stdout, or -1 (said on stderr).
+ */
+static int textfile_open(const char *path, char *tmp, size_t cap)
+{
+	int fd, saved;
+
+	if ((size_t)snprintf(tmp, cap, "%s.XXXXXX", path) >= cap) {
+		fprintf(stderr, "wqctl: metrics: --textfile path too long\n");
+		return -1;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "wqctl: metrics: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	saved = dup(1);
+	if (saved < 0 || dup2(fd, 1) < 0) {
+		fprintf(stderr, "wqctl: metrics: %s\n", strerror(errno));
+		close(fd);
+		if (saved >= 0)
+			close(saved);
+		unlink(tmp);
+		return -1;
+	}
+	close(fd);
+	return saved;
+}
+
+/* Puts stdout back; renames tmp over path if ok, else removes it. */
+static int textfile_commit(const char *path, const char *tmp, int saved, int rc)
+{
+	bool ok = rc == RC_OK && fflush(stdout) == 0 && !ferror(stdout) &&
+		  fchmod(1, 0644) == 0 && fsync(1) == 0;
+	int err = errno;
+
+	dup2(saved, 1);
+	close(saved);
+	clearerr(stdout);
+	if (ok && rename(tmp, path) == 0)
+		return rc;
+	if (ok)
+		err = errno;
+	unlink(tmp);
+	if (rc == RC_OK)
+		fprintf(stderr, "wqctl: metrics: %s: %s\n", path, strerror(err));
+	return RC_FAIL;
+}
+
+static int metrics_print(struct ctx *c);
+
 int cmd_metrics(struct ctx *c)
+{
+	char tmp[4096];
+	int saved, rc;
+
+	if (!has(c, O_TEXTFILE))
+		return metrics_print(c);
+	if (c->json)
+		return usage_error(c->cmd, "--textfile writes the Prometheus text, not --json");
+	saved = textfile_open(c->optarg[O_TEXTFILE], tmp, sizeof(tmp));
+	if (saved < 0)
+		return RC_FAIL;
+	rc = metrics_print(c);
+	return textfile_commit(c->optarg[O_TEXTFILE], tmp, saved, rc);
+}
+
+static int metrics_print(struct ctx *c)
 {
 	struct qm *q = NULL;
 	size_t n = 0;

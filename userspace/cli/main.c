@@ -188,8 +188,10 @@ static const struct command commands[] = {
 		"  -c, --count COUNT   stop after COUNT refreshes\n",
 	},
 	{
-		.name = "metrics", .run = cmd_metrics, .opts = OPTS_JSON,
-		.min_args = 0, .max_args = -1, .usage = " [NAME...] [--json]",
+		.name = "metrics", .run = cmd_metrics,
+		.opts = OPTS_JSON | OPT(O_TEXTFILE),
+		.min_args = 0, .max_args = -1,
+		.usage = " [NAME...] [--json | --textfile FILE]",
 		.help =
 		"Print the metrics of every queue (or of each NAME) in the Prometheus\n"
 		"text format: client-go's workqueue_* metrics (depth, adds, retries,\n"
@@ -197,8 +199,9 @@ static const struct command commands[] = {
 		"longest running) and wq_* ones (queued, processing, waiting, tracked,\n"
 		"refused, requeued on close, discarded), labelled name=\"NAME\"; a\n"
 		"priority queue's depth also by level, labelled priority=\"N\".\n"
-		"For node_exporter's textfile collector, write it to a temporary file\n"
-		"and rename it over NAME.prom (the wqctl package's wq-metrics.timer does).\n"
+		"  --textfile FILE   write it to FILE atomically, for node_exporter's\n"
+		"                    textfile collector: a temporary file beside it, then\n"
+		"                    renamed over it (wq-metrics.service does, every 15 s)\n"
 		HELP_JSON("{\"queues\": [ the wq_metrics(3) fields, a queue each ]}"),
 	}, {
 		.name = "top", .run = cmd_top, .opts = OPT(O_COUNT) | OPT(O_DELAY),

@@ -39,6 +39,7 @@ static const struct option_def options[NR_OPTS] = {
 	[O_INTERVAL]	 = { "interval",     'n', true  },	/* watch(1)'s -n */
 	[O_WCOUNT]	 = { "count",	     'c', true  },	/* watch's count */
 	[O_DELAY]	 = { "interval",     'd', true  },	/* top(1)'s -d */
+	[O_TEXTFILE]	 = { "textfile",     0,   true  },
 	[O_HELP]	 = { "help",	     'h', false },
 };
 

@@ -32,7 +32,7 @@ enum opt_id {
 	O_LIMITER, O_MAX_ITEMS, O_MODE, O_AFTER, O_RATE_LIMITED, O_TIMEOUT,
 	O_DONE, O_COUNT, O_RAW, O_ESCAPED, O_WAIT, O_DISCARD, O_PRIORITY_QUEUE,
 	O_STARVE, O_PRIORITY, O_JSON, O_OUTPUT, O_INTERVAL, O_WCOUNT, O_DELAY,
-	O_HELP, NR_OPTS
+	O_TEXTFILE, O_HELP, NR_OPTS
 };
 
 /* --json and -o json/text: the commands that print for scripts */
