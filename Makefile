@@ -92,9 +92,13 @@ go-check: build/selftests/go_layout.txt
 	cd go && $(GOENV) WQ_LAYOUT_FILE=$(CURDIR)/build/selftests/go_layout.txt \
 		$(GO) test -count=1 ./...
 
-# Everything the four lanes need (check-quick needs only the base).
+# Everything the four lanes need (check-quick needs only the base); each
+# says what it installs first. deps-list: what deps would install.
 deps:
 	selftests/vm/install-deps base 6.12 6.12-rt debug
+
+deps-list:
+	@selftests/vm/install-deps --list base 6.12 6.12-rt debug
 
 deps-quick:
 	selftests/vm/install-deps base
@@ -109,7 +113,12 @@ check: deps
 check-quick: deps-quick
 	selftests/vm/check --lanes 6.1
 
-demo: deps-quick
+# demo: installs only what it needs (install-deps says what first), then
+# names what `make deps` would add for make check.
+demo:
+	selftests/vm/install-deps demo
+	@rest=$$(selftests/vm/install-deps --list base 6.12 6.12-rt debug | tr '\n' ' '); \
+	[ -z "$$rest" ] || echo "make demo: not installed, for make check ('make deps'): $$rest"
 	$(MAKE) userspace
 	selftests/vm/vm-run --add userspace/examples/demo:/bin/demo \
 		--add userspace/wqctl:/bin/wqctl \
@@ -186,5 +195,5 @@ clean:
 
 include mk/install.mk
 
-.PHONY: all module userspace selftests go go-check deps deps-quick static check check-quick demo clean \
+.PHONY: all module userspace selftests go go-check deps deps-list deps-quick static check check-quick demo clean \
 	bench bench-compare bench-irqsoff fuzz check-long soak install install-kmod install-user uninstall dkms-src

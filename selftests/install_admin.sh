@@ -103,6 +103,13 @@ phase_admin() {
 		sh -c "make -s uninstall DESTDIR='$d' KDIR='$kdir' MODPROBEDIR=/etc/modprobe.d &&
 		       [ -f '$d/etc/modprobe.d/wq.conf' ]"
 	echo "# $kver"
+
+	expect "make demo installs the demo lane only, and names the rest" \
+		sh -c "make -n demo | grep -q '^selftests/vm/install-deps demo\$' &&
+		       ! make -n demo | grep -qE 'install-deps( base| [^-]*base)|deps-quick'"
+	expect "the demo lane holds no tool only make check needs" \
+		sh -c "! sed -n '/^demo=/,/)/p' selftests/vm/install-deps |
+			grep -qE 'lintian|prometheus|golang|debhelper|cppcheck|dkms|sparse|linux-source'"
 }
 
 # --------------------------------------------------------------- scrape
@@ -110,12 +117,12 @@ phase_scrape() {
 	local r=$out/deb/root g=$out/scrape ne cmd
 	ne=$(command -v prometheus-node-exporter) ||
 		fail "no prometheus-node-exporter (selftests/vm/install-deps base)"
-	[ -f "$r/usr/lib/systemd/system/wq-metrics.service" ] ||
+	[ -f "$r/lib/systemd/system/wq-metrics.service" ] ||
 		fail "no unpacked wqctl package: run the deb phase first"
-	cmd=$(sed -n 's/^ExecStart=//p' "$r/usr/lib/systemd/system/wq-metrics.service")
+	cmd=$(sed -n 's/^ExecStart=//p' "$r/lib/systemd/system/wq-metrics.service")
 	expect "the unit's command is absolute: $cmd" sh -c "case '$cmd' in /usr/bin/wqctl\ *) ;; *) exit 1 ;; esac"
 	expect "the timer runs it every 15 s" \
-		grep -qx 'OnUnitActiveSec=15s' "$r/usr/lib/systemd/system/wq-metrics.timer"
+		grep -qx 'OnUnitActiveSec=15s' "$r/lib/systemd/system/wq-metrics.timer"
 	rm -rf "$g" && mkdir -p "$g"
 	cat >"$g/scrape" <<EOF
 #!/bin/sh
