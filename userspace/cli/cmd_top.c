@@ -145,15 +145,14 @@ static void fmt_rate(char *buf, size_t cap, double r)
 /* The columns after NAME, and PRIO's when a priority queue is shown. */
 #define TOP_REST	60
 #define TOP_PRIO	6
-#define TOP_NAME_MIN	16
-
 /*
- * The NAME column's width: the longest name (at least 16, at most 63),
- * narrowed to what a terminal of its width leaves (never below 8).
+ * The NAME column's width: the longest name, at most 63, at least 16 (14
+ * with PRIO: short names keep within 80 columns), narrowed to what a
+ * terminal of its width leaves (never below 8).
  */
 static int name_width(const struct top_row *r, size_t n, bool tty, bool by_prio)
 {
-	int w = TOP_NAME_MIN;
+	int w = by_prio ? 14 : 16;
 	struct winsize ws;
 
 	for (size_t i = 0; i < n; i++)
