@@ -27,6 +27,11 @@ defaults_texts() {
 			[ -f "$d" ] || fail "${f#"$1"} cites $d, which does not exist"
 		done
 		! grep -q 'README.md, "' "$f" || fail "${f#"$1"} cites a README section"
+		# doc/X.md, "Section": X.md has that heading
+		grep -o 'doc/[a-z]*\.md, "[^"]*"' "$f" | while IFS='"' read -r d sec _; do
+			d=${d%, }
+			grep -q "^#.* $sec\$" "$d" || { echo "${f#"$1"} cites $d, \"$sec\": no such section"; exit 1; }
+		done || fail "a default cites a section that does not exist"
 	done
 	echo "ok: the defaults tell admins to write /etc and cite docs that exist"
 }
