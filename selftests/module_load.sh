@@ -165,6 +165,11 @@ if command -v wqctl >/dev/null; then
 	check "no module: wqctl list fails, its error names /dev/wq" sh -c "
 		! wqctl list >/dev/null 2>'$TMP/e.$$' &&
 		grep -q '/dev/wq not found: is the wq module loaded?' '$TMP/e.$$'"
+	check "no module: stat, state and metrics NAME say so too" sh -c "
+		for c in 'stat q' 'state q k --json' 'metrics q --json'; do
+			! wqctl \$c >/dev/null 2>'$TMP/e.$$' || exit 1
+			grep -q '/dev/wq not found: is the wq module loaded?' '$TMP/e.$$' || exit 1
+		done"
 	rm -f "$TMP/e.$$"
 	check "metrics=N: insmod" insmod "$KO" metrics=0
 	check "metrics=N: /dev/wq appears" wait_for dev_present

@@ -394,6 +394,8 @@ static int metrics_print(struct ctx *c)
 		if (!wq_name_valid(c->args[i]))
 			return usage_error(c->cmd, "bad queue name '%s'",
 					   c->args[i]);
+	if (c->nargs > 0 && access(WQ_DEV_PATH, F_OK) != 0)
+		return fail(c, NULL, -ENOENT);	/* no module: say that, once */
 	if (c->nargs > 0) {
 		q = calloc((size_t)(unsigned int)c->nargs, sizeof(*q));
 		if (!q)
