@@ -84,6 +84,10 @@ check "  ... in its text" err_has "no such queue (-ENOENT)"
 qm=$(cat $P/user_max_queues)
 echo 2 >$P/user_max_queues
 ./wq_as $U "$WQCTL" create "uq1.$$" && ./wq_as $U "$WQCTL" create "uq2.$$"
+check "version shows the user's quota use (2 queues)" sh -c "
+	./wq_as $U '$WQCTL' version | grep -qx 'queues: 2 of user_max_queues=2 (yours)'"
+check "  ... and --json" sh -c "
+	./wq_as $U '$WQCTL' version --json | $J module.user_queues | grep -qx 2"
 check "over the queue quota: EDQUOT" sh -c "! ./wq_as $U '$WQCTL' create 'uq3.$$' 2>'$err'"
 check "  ... named, with the quota's numbers" sh -c "
 	grep -q -- '-EDQUOT' '$err' && grep -q '2 of user_max_queues=2' '$err'" 
