@@ -180,7 +180,7 @@ copyright_check() {
 			# shellcheck disable=SC2053 # the pattern is a glob
 			[[ $f == $p ]] && hit=1
 		done
-		if grep -q 'SPDX-License-Identifier: LGPL' "$f"; then
+		if grep -m1 'SPDX-License-Identifier:' "$f" | grep -q ': LGPL'; then
 			[ "$hit" -eq 1 ] || { echo "debian/copyright: $f is LGPL, not listed"; bad=1; }
 		elif [ "$hit" -eq 1 ]; then
 			echo "debian/copyright: $f is listed LGPL but is not"; bad=1
