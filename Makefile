@@ -7,13 +7,21 @@
 #   make bench         the performance figures (doc/performance.md)
 #   make soak          ten minutes of the soak test on the debug kernel (SOAK_SECONDS)
 #   make               module (for KDIR), libwq, wqctl, tests
-#   make KDIR=/lib/modules/$(uname -r)/build module    build for your kernel
+#   make KDIR=/lib/modules/X/build module    build for another kernel
 #
 # The module is never loaded into the machine that builds it: tests run in
 # a QEMU guest (selftests/vm/vm-run).
 
-# Headers of the newest Debian 6.1 kernel installed, unless KDIR is given.
-KDIR ?= $(shell ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n1)
+# The running kernel's headers, as every out-of-tree module builds (kbuild's
+# own default); where they are not installed (a build machine), the newest
+# Debian 6.1 headers. KDIR=... or KVER=... (mk/install.mk) choose another.
+KDIR_RUNNING := /lib/modules/$(shell uname -r)/build
+ifeq ($(origin KDIR),undefined)
+ifndef KVER
+KDIR := $(if $(wildcard $(KDIR_RUNNING)/Makefile),$(KDIR_RUNNING),$(shell \
+	ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n1))
+endif
+endif
 LINUX_SOURCE ?= $(lastword $(sort $(wildcard /usr/src/linux-source-6.12.tar.xz)))
 TOOLS := build/linux-tools
 KSFT_DIR := $(CURDIR)/$(TOOLS)/tools/testing/selftests
@@ -84,9 +92,13 @@ go-check: build/selftests/go_layout.txt
 	cd go && $(GOENV) WQ_LAYOUT_FILE=$(CURDIR)/build/selftests/go_layout.txt \
 		$(GO) test -count=1 ./...
 
-# Everything the four lanes need (check-quick needs only the base).
+# Everything the four lanes need (check-quick needs only the base); each
+# says what it installs first. deps-list: what deps would install.
 deps:
 	selftests/vm/install-deps base 6.12 6.12-rt debug
+
+deps-list:
+	@selftests/vm/install-deps --list base 6.12 6.12-rt debug
 
 deps-quick:
 	selftests/vm/install-deps base
@@ -101,7 +113,12 @@ check: deps
 check-quick: deps-quick
 	selftests/vm/check --lanes 6.1
 
-demo: deps-quick
+# demo: installs only what it needs (install-deps says what first), then
+# names what `make deps` would add for make check.
+demo:
+	selftests/vm/install-deps demo
+	@rest=$$(selftests/vm/install-deps --list base 6.12 6.12-rt debug | tr '\n' ' '); \
+	[ -z "$$rest" ] || echo "make demo: not installed, for make check ('make deps'): $$rest"
 	$(MAKE) userspace
 	selftests/vm/vm-run --add userspace/examples/demo:/bin/demo \
 		--add userspace/wqctl:/bin/wqctl \
@@ -178,5 +195,5 @@ clean:
 
 include mk/install.mk
 
-.PHONY: all module userspace selftests go go-check deps deps-quick static check check-quick demo clean \
+.PHONY: all module userspace selftests go go-check deps deps-list deps-quick static check check-quick demo clean \
 	bench bench-compare bench-irqsoff fuzz check-long soak install install-kmod install-user uninstall dkms-src

@@ -133,3 +133,4 @@ module_exit(wq_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The wq authors");
 MODULE_DESCRIPTION("client-go style work queues (dedup FIFO, delays, rate limits) behind /dev/wq");
+MODULE_VERSION("1.6.0");

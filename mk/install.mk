@@ -14,21 +14,30 @@
 #                 consumers, and this build's Module.symvers in
 #                 /usr/src/wq-$(VERSION)/$(KVER)/
 #   install-user  libwq.so.1 (+ links), libwq.a, <wq.h>, <wq_uring.h>,
-#                 <linux/wq.h>, libwq.pc, wqctl, the man pages, the udev
-#                 rule, and the modprobe.d and modules-load.d examples
-#                 (commented out)
+#                 <wq/linux/wq.h> (the ABI, out of linux-libc-dev's
+#                 directory), libwq.pc, wqctl, the man pages, the metrics
+#                 timer (systemd), and the defaults: the udev rule, the
+#                 modprobe.d and modules-load.d files (commented out)
 #
-# The module is built for KDIR (default: the newest 6.1 headers, as for
-# `make module`); KVER=X gives KDIR=/lib/modules/X/build unless KDIR is
-# given too. To install for the running kernel:
-#   make install KVER=$(uname -r)
-# Kernel paths (/lib/modules, /usr/src for DKMS) and configuration (/etc)
-# do not follow PREFIX; every directory below may be overridden.
+# The module is built for KDIR: the running kernel's headers
+# (/lib/modules/$(uname -r)/build) when they are installed, as `make
+# module` does; KVER=X gives KDIR=/lib/modules/X/build unless KDIR is given.
+# Kernel paths (/lib/modules, /usr/src for DKMS) and the system's defaults
+# (/usr/lib/udev/rules.d, /usr/lib/modprobe.d, /usr/lib/modules-load.d,
+# /usr/lib/systemd/system) do not follow PREFIX: those are where udev,
+# kmod and systemd read them. Nothing goes to /etc: it is the
+# administrator's (a file of the same name there replaces the default),
+# and uninstall never deletes a file under /etc. Every directory below may
+# be overridden.
 
-VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(CURDIR)/dkms.conf)
+# One version for the module, libwq and wqctl: wq.h's WQ_VERSION_* (dkms.conf,
+# debian/changelog and the module's MODULE_VERSION say the same; make check
+# compares them).
+wq_hdr_version = $(shell sed -n 's/^\#define WQ_VERSION_$(1)[[:space:]]*\([0-9]*\)$$/\1/p' $(CURDIR)/userspace/include/wq.h)
+VERSION := $(call wq_hdr_version,MAJOR).$(call wq_hdr_version,MINOR).$(call wq_hdr_version,PATCH)
 
 ifdef KVER
-ifeq ($(origin KDIR),file)
+ifeq ($(filter command line environment,$(origin KDIR)),)
 KDIR := /lib/modules/$(KVER)/build
 endif
 else
@@ -43,17 +52,18 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
-SYSCONFDIR ?= /etc
-UDEVRULESDIR ?= $(SYSCONFDIR)/udev/rules.d
-MODPROBEDIR ?= $(SYSCONFDIR)/modprobe.d
-MODULESLOADDIR ?= $(SYSCONFDIR)/modules-load.d
+UAPIDIR ?= $(INCLUDEDIR)/wq
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+MODPROBEDIR ?= /usr/lib/modprobe.d
+MODULESLOADDIR ?= /usr/lib/modules-load.d
+SYSTEMDUNITDIR ?= /usr/lib/systemd/system
 MODDIR ?= /lib/modules/$(KVER)/updates
 KSRCDIR ?= /usr/src/wq-$(VERSION)
 
 INSTALL ?= install
 DEPMOD ?= depmod
 LIBWQ_SOVERSION := 1
-LIBWQ_SO := libwq.so.$(LIBWQ_SOVERSION).0.0
+LIBWQ_SO := libwq.so.$(VERSION)
 
 # The DKMS source tree: what builds wq.ko with the top Kbuild.
 DKMS_FILES := dkms.conf Kbuild LICENSE kmod/Kbuild uapi/linux/wq.h \
@@ -62,6 +72,7 @@ DKMS_FILES := dkms.conf Kbuild LICENSE kmod/Kbuild uapi/linux/wq.h \
 
 MAN1 := $(wildcard doc/man/*.1)
 MAN3 := $(wildcard doc/man/*.3)
+MAN4 := $(wildcard doc/man/*.4)
 
 install: install-kmod install-user
 
@@ -85,10 +96,16 @@ dkms-src:
 		$(INSTALL) -D -m $$mode "$$f" "$(DESTDIR)$(KSRCDIR)/$$f"; \
 	done
 
+# The defaults under /usr/lib, and the metrics units (wqctl's absolute path).
+DEFAULTS := $(UDEVRULESDIR)/60-wq.rules $(MODPROBEDIR)/wq.conf \
+	$(MODULESLOADDIR)/wq.conf $(SYSTEMDUNITDIR)/wq-metrics.service \
+	$(SYSTEMDUNITDIR)/wq-metrics.timer
+
 install-user: userspace
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
-		$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
-		$(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(MODPROBEDIR) $(DESTDIR)$(MODULESLOADDIR)
+		$(DESTDIR)$(UAPIDIR)/linux $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(MODPROBEDIR) \
+		$(DESTDIR)$(MODULESLOADDIR) $(DESTDIR)$(SYSTEMDUNITDIR)
 	$(INSTALL) -m 755 userspace/wqctl $(DESTDIR)$(BINDIR)/wqctl
 	$(INSTALL) -m 755 userspace/$(LIBWQ_SO) $(DESTDIR)$(LIBDIR)/$(LIBWQ_SO)
 	ln -sf $(LIBWQ_SO) $(DESTDIR)$(LIBDIR)/libwq.so.$(LIBWQ_SOVERSION)
@@ -96,13 +113,15 @@ install-user: userspace
 	$(INSTALL) -m 644 userspace/libwq.a $(DESTDIR)$(LIBDIR)/libwq.a
 	$(INSTALL) -m 644 userspace/include/wq.h $(DESTDIR)$(INCLUDEDIR)/wq.h
 	$(INSTALL) -m 644 userspace/include/wq_uring.h $(DESTDIR)$(INCLUDEDIR)/wq_uring.h
-	$(INSTALL) -m 644 uapi/linux/wq.h $(DESTDIR)$(INCLUDEDIR)/linux/wq.h
+	$(INSTALL) -m 644 uapi/linux/wq.h $(DESTDIR)$(UAPIDIR)/linux/wq.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@UAPIDIR@|$(UAPIDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' \
 		packaging/libwq.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libwq.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/libwq.pc
 	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 $(MAN4) $(DESTDIR)$(MANDIR)/man4/
 	@set -e; for p in $(notdir $(MAN3)); do \
 		for n in $$(sed -n '/^\.Sh NAME/,/^\.Nd/s/^\.Nm \([A-Za-z0-9_]*\).*/\1/p' doc/man/$$p); do \
 			[ "$$n.3" = "$$p" ] && continue; \
@@ -112,8 +131,17 @@ install-user: userspace
 	$(INSTALL) -m 644 packaging/60-wq.rules $(DESTDIR)$(UDEVRULESDIR)/60-wq.rules
 	$(INSTALL) -m 644 packaging/wq-modprobe.conf $(DESTDIR)$(MODPROBEDIR)/wq.conf
 	$(INSTALL) -m 644 packaging/wq-modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/wq.conf
+	sed -e 's|@BINDIR@|$(BINDIR)|' packaging/wq-metrics.service.in \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/wq-metrics.service
+	$(INSTALL) -m 644 packaging/wq-metrics.timer $(DESTDIR)$(SYSTEMDUNITDIR)/wq-metrics.timer
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/wq-metrics.service
 	$(if $(DESTDIR),,-ldconfig)
+	@for f in /etc/udev/rules.d/60-wq.rules /etc/modprobe.d/wq.conf /etc/modules-load.d/wq.conf; do \
+		[ ! -e "$(DESTDIR)$$f" ] || echo "install: $(DESTDIR)$$f is kept and wins over the default" \
+			"(an admin's file, or one wq before 1.6 installed: remove it if unedited)"; \
+	done
 
+# Files under /etc are never removed (an admin's, whoever wrote them).
 uninstall:
 	rm -f $(DESTDIR)$(MODDIR)/wq.ko
 	-rmdir $(DESTDIR)$(MODDIR) 2>/dev/null
@@ -123,10 +151,16 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libwq.so.$(LIBWQ_SOVERSION) $(DESTDIR)$(LIBDIR)/libwq.so \
 		$(DESTDIR)$(LIBDIR)/libwq.a $(DESTDIR)$(INCLUDEDIR)/wq.h \
 		$(DESTDIR)$(INCLUDEDIR)/wq_uring.h \
-		$(DESTDIR)$(INCLUDEDIR)/linux/wq.h $(DESTDIR)$(PKGCONFIGDIR)/libwq.pc \
-		$(DESTDIR)$(UDEVRULESDIR)/60-wq.rules $(DESTDIR)$(MODPROBEDIR)/wq.conf \
-		$(DESTDIR)$(MODULESLOADDIR)/wq.conf \
-		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
+		$(DESTDIR)$(UAPIDIR)/linux/wq.h $(DESTDIR)$(PKGCONFIGDIR)/libwq.pc \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man4/,$(notdir $(MAN4)))
+	-rmdir $(DESTDIR)$(UAPIDIR)/linux $(DESTDIR)$(UAPIDIR) 2>/dev/null
+	@set -e; for f in $(addprefix $(DESTDIR),$(DEFAULTS)); do \
+		case $$f in \
+		$(DESTDIR)/etc/*) echo "uninstall: keeping $$f (under /etc: the admin's)" ;; \
+		*) rm -f "$$f" ;; \
+		esac; \
+	done
 	@set -e; for p in $(notdir $(MAN3)); do \
 		for n in $$(sed -n '/^\.Sh NAME/,/^\.Nd/s/^\.Nm \([A-Za-z0-9_]*\).*/\1/p' doc/man/$$p); do \
 			rm -f $(DESTDIR)$(MANDIR)/man3/$$n.3; \

@@ -23,9 +23,14 @@
 #   guest       a 6.1 guest swaps vm-run's wq.ko for the DKMS-built one and
 #               runs the pkg-config program, wqctl, and a consumer module
 #               built against the DKMS Module.symvers
+#   admin       one version everywhere; KDIR's default; an admin's /etc
+#               kept by install, re-install and uninstall (install_admin.sh)
 #   deb         debian/: dpkg-buildpackage -us -uc on a copy of the tree,
-#               lintian --fail-on error, the packages unpacked (dpkg-deb -x,
+#               lintian --fail-on error,warning, the packages unpacked (dpkg-deb -x,
 #               no maintainer scripts run) into a scratch root and used
+#   scrape      the wqctl package's metrics unit writes the textfile in a
+#               guest, Debian's prometheus-node-exporter serves it
+#               (install_admin.sh)
 set -u -o pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,7 +48,9 @@ phases=(
 	"dkms-6.1 dkms add/build/install/remove, 6.1 headers (scratch trees)"
 	"dkms-6.12 dkms add/build/install/remove, 6.12 headers (scratch trees)"
 	"guest 6.1 guest boots the DKMS wq.ko: libwq program, wqctl, consumer module"
-	"deb dpkg-buildpackage -us -uc (wq-dkms, libwq1, libwq-dev, wqctl), lintian errors 0, unpacked into a scratch root"
+	"admin one version everywhere, KDIR defaults to the running kernel's, an admin's /etc kept"
+	"deb dpkg-buildpackage -us -uc (wq-dkms, libwq1, libwq-dev, wqctl), lintian errors and warnings 0, unpacked into a scratch root"
+	"scrape 6.1 guest: wq-metrics.service's command writes the textfile, prometheus-node-exporter serves it"
 )
 
 fail() { echo "FAIL: $*"; exit 1; }
@@ -69,6 +76,9 @@ release() {
 	sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$1/include/generated/utsrelease.h"
 }
 
+# shellcheck source-path=SCRIPTDIR source=install_admin.sh
+. "$root/selftests/install_admin.sh"
+
 need() {	# need COMMAND PACKAGE
 	command -v "$1" >/dev/null 2>&1 || fail "$1 not found (apt package $2: selftests/vm/install-deps base)"
 }
@@ -86,11 +96,14 @@ phase_tree() {
 
 	local p=$dest/usr/local
 	for f in "lib/modules/$kver/updates/wq.ko" "lib/modules/$kver/modules.dep" \
-		 usr/local/bin/wqctl usr/local/lib/libwq.so.1.0.0 usr/local/lib/libwq.a \
-		 usr/local/include/wq.h usr/local/include/linux/wq.h \
+		 usr/local/bin/wqctl "usr/local/lib/libwq.so.$version" usr/local/lib/libwq.a \
+		 usr/local/include/wq.h usr/local/include/wq/linux/wq.h \
 		 usr/local/lib/pkgconfig/libwq.pc usr/local/share/man/man1/wqctl.1 \
 		 usr/local/share/man/man3/libwq.3 usr/local/share/man/man3/wq_get.3 \
-		 etc/udev/rules.d/60-wq.rules etc/modprobe.d/wq.conf etc/modules-load.d/wq.conf \
+		 usr/local/share/man/man4/wq.4 \
+		 usr/lib/udev/rules.d/60-wq.rules usr/lib/modprobe.d/wq.conf \
+		 usr/lib/modules-load.d/wq.conf usr/lib/systemd/system/wq-metrics.service \
+		 usr/lib/systemd/system/wq-metrics.timer \
 		 "${ksrc#/}/dkms.conf" "${ksrc#/}/Kbuild" "${ksrc#/}/kmod/Kbuild" \
 		 "${ksrc#/}/kmod/wq_main.c" "${ksrc#/}/kmod/include/wq/kwq.h" \
 		 "${ksrc#/}/uapi/linux/wq.h" "${ksrc#/}/packaging/dkms-post-build" \
@@ -100,10 +113,12 @@ phase_tree() {
 	[ ${#missing[@]} -eq 0 ] || fail "missing from the installed tree: ${missing[*]}"
 	echo "ok: every expected file is installed"
 
-	expect "libwq.so.1 -> libwq.so.1.0.0" [ "$(readlink "$p/lib/libwq.so.1")" = libwq.so.1.0.0 ]
+	expect "nothing in etc/ (the admin's), nothing in usr/include/linux (linux-libc-dev's)" \
+		sh -c "[ ! -e '$dest/etc' ] && [ ! -e '$p/include/linux' ]"
+	expect "libwq.so.1 -> libwq.so.$version" [ "$(readlink "$p/lib/libwq.so.1")" = "libwq.so.$version" ]
 	expect "libwq.so -> libwq.so.1" [ "$(readlink "$p/lib/libwq.so")" = libwq.so.1 ]
 	expect "the soname is libwq.so.1" \
-		sh -c "readelf -d '$p/lib/libwq.so.1.0.0' | grep -q 'SONAME.*\\[libwq.so.1\\]'"
+		sh -c "readelf -d '$p/lib/libwq.so.$version' | grep -q 'SONAME.*\\[libwq.so.1\\]'"
 	expect "wq.ko is for $kver" \
 		sh -c "modinfo -F vermagic '$dest/lib/modules/$kver/updates/wq.ko' | grep -q '^$kver '"
 	expect "depmod -b put updates/wq.ko in modules.dep" \
@@ -117,24 +132,30 @@ phase_tree() {
 		sh -c "grep -qx 'prefix=/usr/local' '$p/lib/pkgconfig/libwq.pc' &&
 		       grep -qx 'Version: $version' '$p/lib/pkgconfig/libwq.pc'"
 	expect "the udev rule gives /dev/wq mode 0666" \
-		grep -q '^SUBSYSTEM=="misc", KERNEL=="wq", MODE="0666"$' "$dest/etc/udev/rules.d/60-wq.rules"
-	expect "modprobe.d and modules-load.d examples are all commented out" \
-		sh -c "! grep -v '^#' '$dest/etc/modprobe.d/wq.conf' '$dest/etc/modules-load.d/wq.conf' | grep -q ."
+		grep -q '^SUBSYSTEM=="misc", KERNEL=="wq", MODE="0666"$' "$dest/usr/lib/udev/rules.d/60-wq.rules"
+	expect "modprobe.d and modules-load.d defaults are all commented out" \
+		sh -c "! grep -v '^#' '$dest/usr/lib/modprobe.d/wq.conf' '$dest/usr/lib/modules-load.d/wq.conf' | grep -q ."
+	expect "wq-metrics.service runs wqctl by its absolute path, into node-exporter's directory" \
+		grep -qx 'ExecStart=/usr/local/bin/wqctl metrics --textfile /var/lib/prometheus/node-exporter/wq.prom' \
+			"$dest/usr/lib/systemd/system/wq-metrics.service"
+	defaults_texts "$dest"
 	# Every parameter of the module is documented, with its default.
 	for parm in $(modinfo -F parm kmod/wq.ko | cut -d: -f1); do
-		grep -q "^#   $parm " "$dest/etc/modprobe.d/wq.conf" ||
+		grep -q "^#   $parm " "$dest/usr/lib/modprobe.d/wq.conf" ||
 			fail "modprobe.d/wq.conf does not document parameter $parm"
-		grep -q "^#options wq .*\\b$parm=" "$dest/etc/modprobe.d/wq.conf" ||
+		grep -q "^.It Va $parm " doc/man/wq.4 ||
+			fail "wq(4) does not document parameter $parm"
+		grep -q "^#options wq .*\\b$parm=" "$dest/usr/lib/modprobe.d/wq.conf" ||
 			fail "modprobe.d/wq.conf has no commented options line for $parm"
 	done
-	echo "ok: modprobe.d/wq.conf documents every parameter of modinfo kmod/wq.ko"
+	echo "ok: modprobe.d/wq.conf and wq(4) document every parameter of modinfo kmod/wq.ko"
 
 	# PREFIX=/usr, then uninstall: nothing but depmod's indexes is left.
 	d2=$out/root-usr
 	expect "make install PREFIX=/usr DESTDIR=$d2" \
 		make -s install PREFIX=/usr DESTDIR="$d2" KDIR="$kdir"
-	expect "PREFIX=/usr: /usr/lib/libwq.so.1.0.0, /usr/bin/wqctl, prefix=/usr" \
-		sh -c "[ -f '$d2/usr/lib/libwq.so.1.0.0' ] && [ -x '$d2/usr/bin/wqctl' ] &&
+	expect "PREFIX=/usr: /usr/lib/libwq.so.$version, /usr/bin/wqctl, prefix=/usr" \
+		sh -c "[ -f '$d2/usr/lib/libwq.so.$version' ] && [ -x '$d2/usr/bin/wqctl' ] &&
 		       grep -qx 'prefix=/usr' '$d2/usr/lib/pkgconfig/libwq.pc'"
 	expect "make uninstall PREFIX=/usr DESTDIR=$d2" \
 		make -s uninstall PREFIX=/usr DESTDIR="$d2" KDIR="$kdir"
@@ -432,18 +453,28 @@ phase_deb() {
 	(cd "$src" && dpkg-buildpackage -us -uc) || fail "dpkg-buildpackage -us -uc"
 	echo "ok: dpkg-buildpackage -us -uc"
 	changes=$b/wq_${version}_$arch.changes
-	expect "lintian --fail-on error (warnings above, if any)" lintian --fail-on error "$changes"
+	expect "lintian --fail-on error,warning (none of either)" lintian --fail-on error,warning "$changes"
 	r=$b/root
 	for d in wq-dkms_"$version"_all libwq1_"$version"_"$arch" libwq-dev_"$version"_"$arch" \
 		 wqctl_"$version"_"$arch"; do
 		expect "dpkg-deb -x $d.deb" dpkg-deb -x "$b/$d.deb" "$r"
 	done
-	expect "libwq1: libwq.so.1 -> libwq.so.1.0.0 in /usr/lib/$ma" \
-		[ "$(readlink "$r/usr/lib/$ma/libwq.so.1")" = libwq.so.1.0.0 ]
+	expect "libwq1: libwq.so.1 -> libwq.so.$version in /usr/lib/$ma" \
+		[ "$(readlink "$r/usr/lib/$ma/libwq.so.1")" = "libwq.so.$version" ]
 	expect "wq-dkms: dkms.conf, kwq.h, the udev rule, the examples" \
 		sh -c "grep -qx 'PACKAGE_VERSION=\"$version\"' '$r$ksrc/dkms.conf' &&
-		       [ -f '$r$ksrc/kmod/include/wq/kwq.h' ] && [ -f '$r/lib/udev/rules.d/60-wq.rules' ] &&
-		       [ -f '$r/etc/modprobe.d/wq.conf' ] && [ -f '$r/etc/modules-load.d/wq.conf' ]"
+		       [ -f '$r$ksrc/kmod/include/wq/kwq.h' ] && [ -f '$r/usr/lib/udev/rules.d/60-wq.rules' ] &&
+		       [ -f '$r/usr/lib/modprobe.d/wq.conf' ] && [ -f '$r/usr/lib/modules-load.d/wq.conf' ] &&
+		       [ -f '$r/usr/share/man/man4/wq.4.gz' ]"
+	expect "no package ships anything in /etc (no conffile) or /usr/include/linux" \
+		sh -c "[ ! -e '$r/etc' ] && [ ! -e '$r/usr/include/linux' ]"
+	expect "libwq-dev: <wq/linux/wq.h>" [ -f "$r/usr/include/wq/linux/wq.h" ]
+	expect "wqctl: wq-metrics.service and .timer, not enabled by the package" \
+		sh -c "[ -f '$r/lib/systemd/system/wq-metrics.timer' ] &&
+		       dpkg-deb -e '$b/wqctl_${version}_$arch.deb' '$b/ctl-wqctl' &&
+		       grep -q \"deb-systemd-helper debian-installed 'wq-metrics.timer'\" '$b/ctl-wqctl/postinst' &&
+		       ! grep -q 'was-enabled defaults to true' '$b/ctl-wqctl/postinst'"
+	copyright_check
 	mkdir -p "$b/ctl" && dpkg-deb -e "$b/wq-dkms_${version}_all.deb" "$b/ctl" || fail "dpkg-deb -e"
 	expect "wq-dkms's postinst runs DKMS (dh_dkms)" grep -q 'dh_dkms' "$b/ctl/postinst"
 	expect "wqctl runs (--help)" sh -c "'$r/usr/bin/wqctl' --help >/dev/null"
@@ -467,7 +498,9 @@ run_phase() {
 	dkms-6.1) phase_dkms 6.1 ;;
 	dkms-6.12) phase_dkms 6.12 ;;
 	guest) phase_guest ;;
+	admin) phase_admin ;;
 	deb) phase_deb ;;
+	scrape) phase_scrape ;;
 	*) echo "install_test.sh: unknown phase $1 (--list)" >&2; exit 2 ;;
 	esac
 }

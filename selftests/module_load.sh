@@ -8,7 +8,9 @@
 # - a queue outlives its handles while the module stays loaded, but does
 #   not survive an unload and reload;
 # - /dev/wq comes and goes with the module;
-# - with metrics=N the counters count and no duration is timed; without it
+# - with the module unloaded, wqctl version and list say so
+# - with metrics=N the counters count and no duration is timed (and wqctl
+#   top's GETS/S still counts); without it
 #   (the default) they are (wqctl, if it is on the PATH).
 # The module is expected loaded at the start and is left loaded at the end.
 #
@@ -89,6 +91,28 @@ metrics_are() {
 	[ "$got" = "$2" ]
 }
 
+# top_gets QUEUE: between two refreshes of wqctl top, 4 adds and 3 gets;
+# the second refresh's GETS/S is above 0 (metrics=N times nothing: the
+# rate must come from the counters that still count)
+top_gets() {
+	t=$TMP/top.$$
+	wqctl create "$1" || return 1
+	wqctl top -n 2 -d 4 >"$t" &
+	tp=$!
+	i=0
+	until grep -q "^$1 " "$t" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 100 ] || break; sleep 0.1
+	done
+	wqctl add "$1" k1 k2 k3 k4 && wqctl get "$1" -n 3 --done >/dev/null
+	wait "$tp"
+	wqctl destroy "$1"
+	sed 's/^/# /' "$t"
+	awk -v q="$1" '$1 == q { n++; if (n == 2) g = $4 } END { exit !(g > 0) }' "$t"
+	rc=$?
+	rm -f "$t"
+	return $rc
+}
+
 cleanup() {
 	stop_holder
 	rm -f "$TMP/wq_hold.$$.out"
@@ -136,10 +160,22 @@ while [ $r -le $ROUNDS ]; do
 done
 
 if command -v wqctl >/dev/null; then
+	check "no module: wqctl version says so" sh -c "
+		wqctl version | grep -qx 'module: not loaded (no /dev/wq)'"
+	check "no module: wqctl list fails, its error names /dev/wq" sh -c "
+		! wqctl list >/dev/null 2>'$TMP/e.$$' &&
+		grep -q '/dev/wq not found: is the wq module loaded?' '$TMP/e.$$'"
+	check "no module: stat, state and metrics NAME say so too" sh -c "
+		for c in 'stat q' 'state q k --json' 'metrics q --json'; do
+			! wqctl \$c >/dev/null 2>'$TMP/e.$$' || exit 1
+			grep -q '/dev/wq not found: is the wq module loaded?' '$TMP/e.$$' || exit 1
+		done"
+	rm -f "$TMP/e.$$"
 	check "metrics=N: insmod" insmod "$KO" metrics=0
 	check "metrics=N: /dev/wq appears" wait_for dev_present
 	check "metrics=N: the counters count, no duration is timed" \
 		metrics_are "modload-$$-nometrics" "2 0 0"
+	check "metrics=N: top's GETS/S counts the gets" top_gets "modload-$$-top"
 	check "metrics=N: rmmod" rmmod_soon
 else
 	n=$((n + 1))

@@ -8,7 +8,7 @@
 # bad lines by number, a full queue, a shutdown stopping the reading,
 # --escaped, a batch sent before the input ends), "get -n" (batches,
 # detached keys, --done), "shutdown --discard" (the count printed, the
-# in-flight key finishing), and "watch" (the columns, the rates, -n COUNT,
+# in-flight key finishing), and "watch" (the columns, the rates, -c COUNT,
 # 80 columns, quitting on a signal; on a terminal, wq_pty: the line redrawn
 # in place, q and Ctrl-C quitting).
 #
@@ -233,7 +233,7 @@ check "shutdown --discard again prints 0" run_out 0 0 shutdown "$Q" --discard
 Q=$P-watch
 check "create" new_queue "$Q" --limiter none
 check "add 5 keys" run 0 add "$Q" a b c d e
-check "watch -n 2 without a tty" run 0 watch "$Q" -n 2
+check "watch -c 2 without a tty" run 0 watch "$Q" -c 2
 check "... a header and 2 lines" lines "$out" 3
 hdr=$(head -n 1 "$out")
 case $hdr in
@@ -262,14 +262,14 @@ check "... fits in 80 columns" [ "$wide" -eq 0 ]
 # Emptied here: the job truncates it only once it runs, and the loop
 # below must not read an earlier call's lines meanwhile.
 : >"$bg"
-"$WQCTL" watch "$Q" -n 6 >"$bg" 2>&1 &
+"$WQCTL" watch "$Q" -c 6 >"$bg" 2>&1 &
 pid=$!
 i=0
 while [ "$(wc -l <"$bg")" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 seq 1 10 | "$WQCTL" add "$Q"
 while [ "$(wc -l <"$bg")" -lt 3 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 "$WQCTL" get "$Q" -n 15 --done >/dev/null
-check "watch -n 6 while keys come and go" reaped "$pid" 0
+check "watch -c 6 while keys come and go" reaped "$pid" 0
 adds=$(awk 'NR > 2 && $6 + 0 > 0' "$bg" | wc -l)
 gets=$(awk 'NR > 2 && $7 + 0 > 0' "$bg" | wc -l)
 if [ "$adds" -ge 1 ] && [ "$gets" -ge 1 ]; then
@@ -292,9 +292,9 @@ i=0
 while [ "$(wc -l <"$bg")" -lt 2 ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
 # Its first row means it catches SIGINT: one sent earlier would be lost
 # (a background job starts with SIGINT ignored) and it would run on.
-check "watch without -n printed its first row" [ "$(wc -l <"$bg")" -ge 2 ]
+check "watch without -c printed its first row" [ "$(wc -l <"$bg")" -ge 2 ]
 kill -INT "$pid"
-check "watch without -n ends on SIGINT, exit 0" reaped "$pid" 0
+check "watch without -c ends on SIGINT, exit 0" reaped "$pid" 0
 
 # On a terminal (wq_pty): the line is redrawn in place; q and Ctrl-C quit.
 PTY=$(dirname "$0")/wq_pty
@@ -305,15 +305,16 @@ if [ -x "$PTY" ]; then
 	check "... redraws the line in place" grep -qF "$(printf '\r\033[K')" "$out"
 	"$PTY" 1500 "$(printf '\003')" "$WQCTL" watch "$Q" >"$out" 2>&1
 	check "watch on a terminal quits on Ctrl-C, exit 0" [ $? -eq 0 ]
-	"$PTY" 1500 x "$WQCTL" watch "$Q" -n 3 >"$out" 2>&1
-	check "... other keys do not quit it (-n 3 ends it)" [ $? -eq 0 ]
+	"$PTY" 1500 x "$WQCTL" watch "$Q" -c 3 >"$out" 2>&1
+	check "... other keys do not quit it (-c 3 ends it)" [ $? -eq 0 ]
 	rows=$(tr -cd '\033' <"$out" | wc -c)	# one ESC [K a row
 	check "... 3 rows drawn ($rows)" [ "$rows" -eq 3 ]
 else
 	skip "watch on a terminal (no wq_pty)"
 fi
-check "watch of a missing queue: exit 1" run 1 watch "$P-missing" -n 1
-check "watch -n 0: exit 2" run 2 watch "$Q" -n 0
+check "watch of a missing queue: exit 1" run 1 watch "$P-missing" -c 1
+check "watch -c 0: exit 2" run 2 watch "$Q" -c 0
+check "watch -n 0 (the interval): exit 2" run 2 watch "$Q" -n 0
 
 echo "1..$n"
 exit $failed

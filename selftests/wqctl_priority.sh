@@ -180,7 +180,7 @@ check "a plain queue has no priority label" sh -c "
 
 # ---- watch, top -------------------------------------------------------------------
 
-check "watch -n 1" run 0 watch "$Q" -n 1
+check "watch -c 1" run 0 watch "$Q" -c 1
 hdr=$(head -n 1 "$out")
 case $hdr in
 *QUEUED*PROCESSING*WAITING*DIRTY*ADDS/S*GETS/S*PRIO*STATE*) ok "... PRIO in the header" ;;
@@ -196,7 +196,7 @@ else
 fi
 check "... 80 columns" awk 'length($0) > 80 { exit 1 }' "$out"
 check "watch of a plain queue: no PRIO" sh -c "
-	'$WQCTL' watch '$R' -n 1 | head -n 1 | grep -qv PRIO"
+	'$WQCTL' watch '$R' -c 1 | head -n 1 | grep -qv PRIO"
 check "top -n 1" run 0 top -n 1
 check "... PRIO last in the header" grep -q 'LAT-P99  *PRIO$' "$out"
 check "... the queue's PRIO" awk -v q="$Q" '

@@ -76,7 +76,7 @@ static bool wq_batch_older_module(int fd, uint32_t want_add_flags)
 {
 	struct wq_module_info mi;
 
-	if (wq_module_info(fd, &mi) < 0)
+	if (wq_module_info_fd(fd, &mi) < 0)
 		return false;
 	if (want_add_flags)
 		return (mi.add_flags & want_add_flags) != want_add_flags;

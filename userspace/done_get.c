@@ -51,7 +51,7 @@ static int wq_combined(int fd, unsigned long cmd, void *arg)
 	if (atomic_load_explicit(&wq_split, memory_order_relaxed))
 		return -ENOTTY;
 	ret = wq_ioctl_or_enotty(fd, cmd, arg);
-	if (ret == -ENOTTY && wq_module_info(fd, &mi) == 0 &&
+	if (ret == -ENOTTY && wq_module_info_fd(fd, &mi) == 0 &&
 	    !(mi.features & WQ_FEATURE_DONE_GET))
 		atomic_store_explicit(&wq_split, true, memory_order_relaxed);
 	return ret;

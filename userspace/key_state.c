@@ -23,7 +23,7 @@ static int wq_key_calls_ioctl(int fd, unsigned long cmd, void *arg)
 	struct wq_module_info mi;
 	int ret = wq_ioctl(fd, cmd, arg);
 
-	if (ret == -EBADF && wq_module_info(fd, &mi) == 0 &&
+	if (ret == -EBADF && wq_module_info_fd(fd, &mi) == 0 &&
 	    !(mi.features & WQ_FEATURE_KEY_CALLS))
 		return -EOPNOTSUPP;
 	return ret;

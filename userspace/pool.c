@@ -259,7 +259,7 @@ static bool wq_pool_module_uring(int fd)
 {
 	struct wq_module_info mi;
 
-	return wq_module_info(fd, &mi) == 0 &&
+	return wq_module_info_fd(fd, &mi) == 0 &&
 	       (mi.features & WQ_FEATURE_URING);
 }
 

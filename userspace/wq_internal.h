@@ -106,7 +106,7 @@ static inline int wq_ioctl(int fd, unsigned long cmd, void *arg)
  * What the module behind fd (any /dev/wq file) supports; 0 or -errno. A
  * call that fails on an older module asks it, to say why.
  */
-static inline int wq_module_info(int fd, struct wq_module_info *mi)
+static inline int wq_module_info_fd(int fd, struct wq_module_info *mi)
 {
 	memset(mi, 0, sizeof(*mi));
 	return wq_ioctl(fd, WQ_IOC_MODULE_INFO, mi);

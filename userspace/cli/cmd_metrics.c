@@ -20,6 +20,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "wqctl.h"
 
@@ -230,7 +232,159 @@ static void print_hist(const char *name, const char *help, bool work,
 	}
 }
 
+/* ---- --json ---------------------------------------------------------- */
+
+/* {"count", "sum_ns", "buckets": [{"le_ns": N or null (+Inf), "count"}]} */
+static void json_hist(const char *k, const struct wq_histogram *h)
+{
+	uint32_t nb = h->nbuckets > WQ_HIST_MAX ? WQ_HIST_MAX : h->nbuckets;
+
+	json_key(k);
+	json_object();
+	json_u64("count", h->count);
+	json_u64("sum_ns", h->sum_ns);
+	json_key("buckets");
+	json_array();
+	/* cppcheck-suppress knownConditionTrueFalse ; filled by the kernel */
+	for (uint32_t b = 0; b < nb; b++) {
+		json_object();
+		if (h->le_ns[b] == UINT64_MAX)
+			json_null("le_ns");
+		else
+			json_u64("le_ns", h->le_ns[b]);
+		json_u64("count", h->bucket[b]);
+		json_end_object();
+	}
+	json_end_array();
+	json_end_object();
+}
+
+/*
+ * One queue: "name", then struct wq_metrics' fields by their names
+ * (durations in ns), "levels" a priority queue's depth by level
+ * ("summed": the last entry sums the levels beyond).
+ */
+static void json_queue(const struct qm *q)
+{
+	static const char *const names[] = {
+		"depth", "adds_total", "retries_total", "unfinished_work_ns",
+		"longest_running_ns", "queued", "processing", "waiting",
+		"tracked", "refused_total", "requeued_on_close_total",
+		"discarded_total",
+	};
+	const uint64_t vals[] = {
+		q->m.depth, q->m.adds_total, q->m.retries_total,
+		q->m.unfinished_work_ns, q->m.longest_running_ns, q->m.queued,
+		q->m.processing, q->m.waiting, q->m.tracked, q->m.refused_total,
+		q->m.requeued_on_close_total, q->m.discarded_total,
+	};
+	uint32_t nr = q->m.nr_levels < WQ_LEVELS_MAX ? q->m.nr_levels :
+						       WQ_LEVELS_MAX;
+
+	json_object();
+	json_str("name", q->name);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		json_u64(names[i], vals[i]);
+	json_hist("queue_duration", &q->m.queue_duration);
+	json_hist("work_duration", &q->m.work_duration);
+	json_key("levels");
+	json_array();
+	/* cppcheck-suppress knownConditionTrueFalse ; filled by the kernel */
+	for (uint32_t l = 0; l < nr; l++) {
+		json_object();
+		json_s64("priority", q->m.levels[l].priority);
+		json_u64("depth", q->m.levels[l].depth);
+		json_bool("summed", q->m.levels_summed && l == WQ_LEVELS_MAX - 1);
+		json_end_object();
+	}
+	json_end_array();
+	json_end_object();
+}
+
+static void json_metrics(const struct qm *q, size_t n)
+{
+	json_object();
+	json_key("queues");
+	json_array();
+	for (size_t i = 0; i < n; i++)
+		if (q[i].ok)
+			json_queue(&q[i]);
+	json_end_array();
+	json_end_object();
+}
+
+/*
+ * --textfile FILE: stdout goes to FILE.XXXXXX in FILE's directory (which
+ * node_exporter ignores: not *.prom) until metrics_commit() renames it
+ * over FILE, so a scrape never reads half a file. Returns the saved
+ * stdout, or -1 (said on stderr).
+ */
+static int textfile_open(const char *path, char *tmp, size_t cap)
+{
+	int fd, saved;
+
+	if ((size_t)snprintf(tmp, cap, "%s.XXXXXX", path) >= cap) {
+		fprintf(stderr, "wqctl: metrics: --textfile path too long\n");
+		return -1;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "wqctl: metrics: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	saved = dup(1);
+	if (saved < 0 || dup2(fd, 1) < 0) {
+		fprintf(stderr, "wqctl: metrics: %s\n", strerror(errno));
+		close(fd);
+		if (saved >= 0)
+			close(saved);
+		unlink(tmp);
+		return -1;
+	}
+	close(fd);
+	return saved;
+}
+
+/* Puts stdout back; renames tmp over path if ok, else removes it. */
+static int textfile_commit(const char *path, const char *tmp, int saved, int rc)
+{
+	bool ok = rc == RC_OK && fflush(stdout) == 0 && !ferror(stdout) &&
+		  fchmod(1, 0644) == 0 && fsync(1) == 0;
+	int err = errno;
+
+	dup2(saved, 1);
+	close(saved);
+	clearerr(stdout);
+	if (ok && rename(tmp, path) == 0)
+		return rc;
+	if (ok)
+		err = errno;
+	unlink(tmp);
+	if (rc == RC_OK)
+		fprintf(stderr, "wqctl: metrics: %s: %s\n", path, strerror(err));
+	return RC_FAIL;
+}
+
+static int metrics_print(struct ctx *c);
+
 int cmd_metrics(struct ctx *c)
+{
+	char tmp[4096];
+	int saved, rc;
+
+	if (!has(c, O_TEXTFILE))
+		return metrics_print(c);
+	if (c->json)
+		return usage_error(c->cmd, "--textfile writes the Prometheus text, not --json");
+	saved = textfile_open(c->optarg[O_TEXTFILE], tmp, sizeof(tmp));
+	if (saved < 0)
+		return RC_FAIL;
+	rc = metrics_print(c);
+	return textfile_commit(c->optarg[O_TEXTFILE], tmp, saved, rc);
+}
+
+static int metrics_print(struct ctx *c)
 {
 	struct qm *q = NULL;
 	size_t n = 0;
@@ -240,6 +394,8 @@ int cmd_metrics(struct ctx *c)
 		if (!wq_name_valid(c->args[i]))
 			return usage_error(c->cmd, "bad queue name '%s'",
 					   c->args[i]);
+	if (c->nargs > 0 && access(WQ_DEV_PATH, F_OK) != 0)
+		return fail(c, NULL, -ENOENT);	/* no module: say that, once */
 	if (c->nargs > 0) {
 		q = calloc((size_t)(unsigned int)c->nargs, sizeof(*q));
 		if (!q)
@@ -257,10 +413,16 @@ int cmd_metrics(struct ctx *c)
 		q[i].ok = ret == 0;
 		/* a named queue must be there; a listed one may have gone */
 		if (ret < 0 && c->nargs) {
-			fprintf(stderr, "wqctl: metrics %s: %s\n", q[i].name,
-				strerror(-ret));
+			fprintf(stderr, "wqctl: metrics %s: %s (%s)\n", q[i].name,
+				ret == -ENOENT ? "no such queue" : strerror(-ret),
+				err_name(ret));
 			rc = RC_FAIL;
 		}
+	}
+	if (c->json) {
+		json_metrics(q, n);
+		free(q);
+		return rc;
 	}
 	for (size_t s = 0; s < 3; s++)
 		print_scalar(&scalars[s], q, n);

@@ -5,6 +5,8 @@
  * A queue outlives wqctl (like a POSIX message queue), so create closes
  * its handle and the queue stays.
  */
+#include <sys/stat.h>
+
 #include "wqctl.h"
 
 /* The result of a call that returns nothing else. */
@@ -13,9 +15,21 @@ static int ok_or_fail(const struct ctx *c, int err)
 	return err < 0 ? fail(c, NULL, err) : RC_OK;
 }
 
+/*
+ * --mode is the exact mode, as mkdir -m, mkfifo -m and install -m make it:
+ * the module applies the caller's umask (mq_open()'s rule), so wqctl's is
+ * cleared around the call. Without --mode the umask applies to 0600.
+ */
 int cmd_create(struct ctx *c)
 {
-	int fd = wq_create(c->args[0], &c->attr);
+	mode_t saved = 0;
+	int fd;
+
+	if (has(c, O_MODE))
+		saved = umask(0);
+	fd = wq_create(c->args[0], &c->attr);
+	if (has(c, O_MODE))
+		umask(saved);
 
 	if (fd < 0)
 		return fail(c, NULL, fd);

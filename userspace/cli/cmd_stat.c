@@ -44,6 +44,42 @@ static void print_list(const struct wq_stats *st, size_t n)
 		       st[i].limiter);
 }
 
+/*
+ * A queue's statistics as one JSON object: the fields of the text of
+ * 'wqctl stat', with the same names; yes/no as true/false, mode as octal
+ * text ("0600"). list --json gives one a queue.
+ */
+static void json_stats(const struct wq_stats *st)
+{
+	char mode[8];
+
+	snprintf(mode, sizeof(mode), "%04o", st->mode & 07777);
+	json_object();
+	json_str("name", st->name);
+	json_u64("id", st->id);
+	json_str("limiter", st->limiter);
+	json_u64("queued", st->queued);
+	json_u64("processing", st->processing);
+	json_u64("waiting", st->waiting);
+	json_u64("dirty", st->dirty);
+	json_u64("keys", st->keys);
+	json_u64("tracked", st->tracked);
+	json_u64("max_tracked", st->max_tracked);
+	json_u64("max_items", st->max_items);
+	json_u64("handles", st->handles);
+	json_u64("uid", st->uid);
+	json_u64("gid", st->gid);
+	json_str("mode", mode);
+	json_bool("shutting_down", st->shutting_down);
+	json_bool("draining", st->draining);
+	json_bool("unlinked", st->unlinked);
+	json_bool("priority", st->priority);
+	json_u64("adds", st->adds);
+	json_u64("retries", st->retries);
+	json_u64("evicted", st->evicted);
+	json_end_object();
+}
+
 int cmd_list(struct ctx *c)
 {
 	struct wq_stats *st = NULL;
@@ -68,7 +104,17 @@ int cmd_list(struct ctx *c)
 		return fail(c, NULL, n);
 	}
 	qsort(st, (size_t)n, sizeof(*st), by_name);
-	print_list(st, (size_t)n);
+	if (c->json) {
+		json_object();
+		json_key("queues");
+		json_array();
+		for (int i = 0; i < n; i++)
+			json_stats(&st[i]);
+		json_end_array();
+		json_end_object();
+	} else {
+		print_list(st, (size_t)n);
+	}
 	free(st);
 	return RC_OK;
 }
@@ -101,6 +147,10 @@ int cmd_stat(struct ctx *c)
 
 	if (err < 0)
 		return fail(c, NULL, err);
+	if (c->json) {
+		json_stats(&st);
+		return RC_OK;
+	}
 	printf("name: %s\n", st.name);
 	printf("id: %llu\n", (unsigned long long)st.id);
 	printf("limiter: %s\n", st.limiter);

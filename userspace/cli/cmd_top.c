@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,17 +18,23 @@
 /* ---- top ------------------------------------------------------------- */
 
 /*
- * wqctl top: every queue the caller may list, refreshed every second:
- * depth, adds/s (adds_total), gets/s (the queue_duration count: one per
- * get), keys in flight, the oldest in flight, and the p50 and p99 of the
- * queue latency, estimated from the histogram's observations since the
- * last refresh (all of them before there is a last, or when there were
- * none since) by linear interpolation in the bucket, as Prometheus'
- * histogram_quantile() does; with a priority queue among them, last, the
- * highest priority holding keys. On a terminal the screen is redrawn and
- * keys act: q quits; d, a, g, i, o, l, n sort by depth, adds/s, gets/s,
- * in flight, oldest, latency p99, name. Otherwise each refresh prints a
- * time line, the header and one plain line per queue. 80 columns.
+ * wqctl top: every queue the caller may list, refreshed every interval
+ * (-d, default 1 s): depth, adds/s (adds_total), gets/s, keys in flight,
+ * the oldest in flight, and the p50 and p99 of the queue latency,
+ * estimated from the histogram's observations since the last refresh (all
+ * of them before there is a last, or when there were none since) by
+ * linear interpolation in the bucket, as Prometheus' histogram_quantile()
+ * does; with a priority queue among them, last, the highest priority
+ * holding keys. gets/s comes from counters that always count (metrics=N
+ * stops the histograms, not them), as wqctl watch computes it: each add
+ * raises the depth (queued + dirty) by one and each get lowers it by one,
+ * so gets = adds - the change of depth (an estimate while a closing
+ * handle puts keys back or a discard drops them; never below 0). On a
+ * terminal the screen is redrawn and keys act: q quits; d, a, g, i, o,
+ * l, n sort by depth, adds/s, gets/s, in flight, oldest, latency p99,
+ * name. Otherwise each refresh prints a time line, the header and one
+ * plain line per queue. Names get the columns the terminal leaves, up to
+ * 63 (off a terminal: as wide as the longest).
  */
 
 static volatile sig_atomic_t top_quit;
@@ -135,15 +142,33 @@ static void fmt_rate(char *buf, size_t cap, double r)
 		snprintf(buf, cap, "%.0fk", r / 1000);
 }
 
-#define TOP_HEADER \
-	"NAME             DEPTH   ADDS/S   GETS/S INFLGHT   OLDEST  LAT-P50  LAT-P99"
+/* The columns after NAME, and PRIO's when a priority queue is shown. */
+#define TOP_REST	60
+#define TOP_PRIO	6
 /*
- * With a priority queue among them, the highest priority holding keys
- * comes last (PRIO; - for a plain queue or none), and the names lose two
- * columns to it.
+ * The NAME column's width: the longest name, at most 63, at least 16 (14
+ * with PRIO: short names keep within 80 columns), narrowed to what a
+ * terminal of its width leaves (never below 8).
  */
-#define TOP_HEADER_PRIO \
-	"NAME           DEPTH   ADDS/S   GETS/S INFLGHT   OLDEST  LAT-P50  LAT-P99  PRIO"
+static int name_width(const struct top_row *r, size_t n, bool tty, bool by_prio)
+{
+	int w = by_prio ? 14 : 16;
+	struct winsize ws;
+
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(r[i].name) > w)
+			w = (int)strlen(r[i].name);
+	if (w > WQ_NAME_MAX - 1)
+		w = WQ_NAME_MAX - 1;
+	if (tty) {
+		int cols = ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+		int room = cols - TOP_REST - (by_prio ? TOP_PRIO : 0);
+
+		if (w > room)
+			w = room < 8 ? 8 : room;
+	}
+	return w;
+}
 
 static void top_print(const struct top_row *r, size_t n, bool tty)
 {
@@ -151,9 +176,11 @@ static void top_print(const struct top_row *r, size_t n, bool tty)
 	time_t now = time(NULL);
 	bool by_prio = false;
 	struct tm tm;
+	int w;
 
 	for (size_t i = 0; i < n; i++)
 		by_prio |= r[i].priority;
+	w = name_width(r, n, tty, by_prio);
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
@@ -163,7 +190,9 @@ static void top_print(const struct top_row *r, size_t n, bool tty)
 		       n == 1 ? "" : "s", top_sort);
 	else
 		printf("# %s %zu queue%s\n", when, n, n == 1 ? "" : "s");
-	printf("%s\n", by_prio ? TOP_HEADER_PRIO : TOP_HEADER);
+	printf("%-*s %6s %8s %8s %7s %8s %8s %8s%s\n", w, "NAME", "DEPTH",
+	       "ADDS/S", "GETS/S", "INFLGHT", "OLDEST", "LAT-P50", "LAT-P99",
+	       by_prio ? "  PRIO" : "");
 	for (size_t i = 0; i < n; i++) {
 		fmt_rate(adds, sizeof(adds), r[i].adds);
 		fmt_rate(gets, sizeof(gets), r[i].gets);
@@ -172,8 +201,7 @@ static void top_print(const struct top_row *r, size_t n, bool tty)
 		fmt_dur(p50, sizeof(p50), r[i].p50);
 		fmt_dur(p99, sizeof(p99), r[i].p99);
 		fmt_top_level(prio, sizeof(prio), &r[i].m);
-		printf("%-*.*s %6llu %8s %8s %7llu %8s %8s %8s", by_prio ? 14 : 16,
-		       by_prio ? 14 : 16, r[i].name,
+		printf("%-*.*s %6llu %8s %8s %7llu %8s %8s %8s", w, w, r[i].name,
 		       (unsigned long long)r[i].m.depth, adds, gets,
 		       (unsigned long long)r[i].m.processing, old, p50, p99);
 		if (by_prio)
@@ -275,9 +303,11 @@ int cmd_top(struct ctx *c)
 			p = t_prev ? find_prev(prev, nprev, r->name) : NULL;
 			r->adds = r->gets = -1;
 			if (p && s > 0) {
-				r->adds = (double)(r->m.adds_total - p->m.adds_total) / s;
-				r->gets = (double)(r->m.queue_duration.count -
-						   p->m.queue_duration.count) / s;
+				double a = (double)(r->m.adds_total - p->m.adds_total);
+				double g = a - ((double)r->m.depth - (double)p->m.depth);
+
+				r->adds = a / s;
+				r->gets = (g > 0 ? g : 0) / s;
 			}
 			if (p && r->m.queue_duration.count == p->m.queue_duration.count)
 				p = NULL;	/* nothing new: all of them */
@@ -299,9 +329,9 @@ int cmd_top(struct ctx *c)
 			break;
 		if (left > 0 && --left == 0)
 			break;
-		next += WQ_NSEC_PER_SEC;
+		next += c->interval_ns;
 		if (next < wq_now_ns())
-			next = wq_now_ns() + WQ_NSEC_PER_SEC;
+			next = wq_now_ns() + c->interval_ns;
 		for (;;) {
 			quit = top_wait(next, keys, &redraw);
 			if (quit || !redraw)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wqctl watch: a queue's counts, refreshed every second. On a terminal the
- * line of numbers is redrawn in place and q (or Ctrl-C) quits; otherwise
- * (a pipe, a file, a test) every refresh is a line of its own, as vmstat
- * prints, and -n COUNT ends it after that many lines. 80 columns. A
+ * wqctl watch: a queue's counts, refreshed every interval (-n SECONDS, as
+ * watch(1)'s; default 1). On a terminal the line of numbers is redrawn in
+ * place and q (or Ctrl-C) quits; otherwise (a pipe, a file, a test) every
+ * refresh is a line of its own, as vmstat prints, and -c COUNT (--count)
+ * ends it after that many lines. 80 columns. A
  * priority queue's row has one column more, PRIO: the highest priority
  * holding keys (- when none).
  *
@@ -23,8 +24,6 @@
 #include <unistd.h>
 
 #include "wqctl.h"
-
-#define INTERVAL_NS	WQ_NSEC_PER_SEC
 
 static volatile sig_atomic_t quit;
 
@@ -147,7 +146,7 @@ int cmd_watch(struct ctx *c)
 	bool tty = isatty(1), keys = false;
 	struct wq_stats prev, cur;
 	uint64_t t_prev = 0, next;
-	long left = has(c, O_COUNT) ? c->count : -1;
+	long left = has(c, O_WCOUNT) ? c->count : -1;
 	struct termios saved;
 	char prio[16];
 	bool by_prio;
@@ -187,9 +186,9 @@ int cmd_watch(struct ctx *c)
 		t_prev = t_cur;
 		if (left > 0 && --left == 0)
 			break;
-		next += INTERVAL_NS;
+		next += c->interval_ns;
 		if (next < wq_now_ns())	/* stalled: no burst of catching up */
-			next = wq_now_ns() + INTERVAL_NS;
+			next = wq_now_ns() + c->interval_ns;
 		if (wait_or_quit(next, keys))
 			break;
 	}

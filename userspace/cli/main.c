@@ -31,6 +31,8 @@
 	.min_args = 2, .max_args = max, .open_queue = true,		\
 	.usage = " NAME " keys " [--escaped]", .help = text,		\
 }
+#define HELP_JSON(what) \
+	"  --json, -o json   one JSON document: " what " (wqctl(1))\n"
 #define HELP_ESCAPED_KEYS \
 	"  -e, --escaped     keys are C-escaped as get prints them\n"
 
@@ -48,7 +50,8 @@ static const struct command commands[] = {
 		"                   (terms: exponential:BASE:MAX bucket:QPS:BURST\n"
 		"                   fastslow:FAST:SLOW:N maxwait:MAX default none)\n"
 		"  --max-items N    most distinct keys held at once (default: the module's)\n"
-		"  --mode OCTAL     permission bits, like chmod (default 0600)\n"
+		"  --mode OCTAL     permission bits, exactly as given (the umask does\n"
+		"                   not apply, as with mkdir -m; default 0600 less the umask)\n"
 		"  --priority       hand keys out by priority (add --priority N), higher\n"
 		"                   first, equal ones in the order they became ready\n"
 		"  --starve DURATION  with --priority: a key ready for longer goes\n"
@@ -59,10 +62,12 @@ static const struct command commands[] = {
 		.help =
 		"Remove the name NAME; open handles keep working until closed.\n",
 	}, {
-		.name = "list", .run = cmd_list, .usage = "",
+		.name = "list", .run = cmd_list, .opts = OPTS_JSON,
+		.usage = " [--json]",
 		.help =
 		"List the queues, sorted by name. SHUTDOWN is yes, no, or draining\n"
-		"(a 'wqctl drain' is waiting).\n",
+		"(a 'wqctl drain' is waiting).\n"
+		HELP_JSON("{\"queues\": [ the fields of 'wqctl stat --json', a queue each ]}"),
 	}, {
 		.name = "add", .run = cmd_add,
 		.opts = OPT(O_AFTER) | OPT(O_RATE_LIMITED) | OPT(O_WAIT) |
@@ -139,12 +144,18 @@ static const struct command commands[] = {
 	KEY_COMMAND("forget", cmd_forget, "KEY...", -1,
 		"Make the rate limiter forget the failures of each KEY.\n"
 		HELP_ESCAPED_KEYS),
-	KEY_COMMAND("state", cmd_state, "KEY", 2,
+	{
+		.name = "state", .run = cmd_state, .opts = OPT(O_ESCAPED) | OPTS_JSON,
+		.min_args = 2, .max_args = 2, .open_queue = true,
+		.usage = " NAME KEY [--escaped] [--json]",
+		.help =
 		"Print what the queue holds of KEY as \"field: value\" lines: state\n"
 		"(queued, processing, dirty, waiting, comma-separated; none), priority,\n"
 		"ready_ns (when a waiting copy becomes ready, CLOCK_MONOTONIC ns; 0),\n"
 		"ready_in (how long until then; -) and requeues (the limiter's count).\n"
-		"  -e, --escaped     the key is C-escaped as get prints it\n"),
+		"  -e, --escaped     the key is C-escaped as get prints it\n"
+		HELP_JSON("state as an array of words, ready_in as ready_in_ns"),
+	},
 	KEY_COMMAND("cancel", cmd_cancel, "KEY...", -1,
 		"Drop the waiting copy (add --after, --rate-limited) of each KEY; a key\n"
 		"also queued or processing stays so. Print how many were dropped.\n"
@@ -152,24 +163,35 @@ static const struct command commands[] = {
 	KEY_COMMAND("requeues", cmd_requeues, "KEY", 2,
 		"Print the rate limiter's failure count of KEY.\n"
 		"  -e, --escaped     the key is C-escaped as get prints it\n"),
-	QUEUE_COMMAND("stat", cmd_stat,
-		"Print the queue's statistics as \"field: value\" lines.\n"),
 	{
-		.name = "watch", .run = cmd_watch, .opts = OPT(O_COUNT),
+		.name = "stat", .run = cmd_stat, .opts = OPTS_JSON,
 		.min_args = 1, .max_args = 1, .open_queue = true,
-		.usage = " NAME [-n COUNT]",
+		.usage = " NAME [--json]",
 		.help =
-		"Show the queue's counts every second: queued, processing, waiting,\n"
+		"Print the queue's statistics as \"field: value\" lines.\n"
+		HELP_JSON("the same fields, yes/no as true/false"),
+	},
+	{
+		.name = "watch", .run = cmd_watch,
+		.opts = OPT(O_INTERVAL) | OPT(O_WCOUNT),
+		.min_args = 1, .max_args = 1, .open_queue = true,
+		.usage = " NAME [-n SECONDS] [-c COUNT]",
+		.help =
+		"Show the queue's counts every interval: queued, processing, waiting,\n"
 		"dirty, adds/s and gets/s (gets/s is derived from the adds and the\n"
 		"change of queued + dirty, an estimate while keys are put back by a\n"
 		"closing handle or discarded); on a priority queue PRIO, the highest\n"
 		"priority holding keys. On a terminal the line is redrawn in\n"
 		"place and q or Ctrl-C quits; otherwise each refresh prints a line.\n"
-		"  -n, --count COUNT   stop after COUNT refreshes\n",
+		"  -n, --interval SECONDS  between refreshes, as watch(1)'s -n (default 1;\n"
+		"                      at least 0.1; 500ms, 2s also do)\n"
+		"  -c, --count COUNT   stop after COUNT refreshes\n",
 	},
 	{
 		.name = "metrics", .run = cmd_metrics,
-		.min_args = 0, .max_args = -1, .usage = " [NAME...]",
+		.opts = OPTS_JSON | OPT(O_TEXTFILE),
+		.min_args = 0, .max_args = -1,
+		.usage = " [NAME...] [--json | --textfile FILE]",
 		.help =
 		"Print the metrics of every queue (or of each NAME) in the Prometheus\n"
 		"text format: client-go's workqueue_* metrics (depth, adds, retries,\n"
@@ -177,20 +199,33 @@ static const struct command commands[] = {
 		"longest running) and wq_* ones (queued, processing, waiting, tracked,\n"
 		"refused, requeued on close, discarded), labelled name=\"NAME\"; a\n"
 		"priority queue's depth also by level, labelled priority=\"N\".\n"
-		"For node_exporter's textfile collector, write it to a temporary file\n"
-		"and rename it over NAME.prom.\n",
+		"  --textfile FILE   write it to FILE atomically, for node_exporter's\n"
+		"                    textfile collector: a temporary file beside it, then\n"
+		"                    renamed over it (wq-metrics.service does, every 15 s)\n"
+		HELP_JSON("{\"queues\": [ the wq_metrics(3) fields, a queue each ]}"),
 	}, {
-		.name = "top", .run = cmd_top, .opts = OPT(O_COUNT),
-		.min_args = 0, .max_args = 0, .usage = " [-n COUNT]",
+		.name = "top", .run = cmd_top, .opts = OPT(O_COUNT) | OPT(O_DELAY),
+		.min_args = 0, .max_args = 0, .usage = " [-d SECONDS] [-n COUNT]",
 		.help =
-		"A live view of every queue you may list, refreshed every second:\n"
+		"A live view of every queue you may list, refreshed every interval:\n"
 		"depth, adds/s, gets/s, keys in flight, the oldest in flight, and the\n"
 		"queue latency's p50 and p99 (estimated from the histogram), and with\n"
 		"priority queues PRIO, the highest priority holding keys. On a\n"
 		"terminal: q quits; d a g i o l n sort by depth, adds/s, gets/s, in\n"
 		"flight, oldest, latency p99, name. Otherwise each refresh prints plain\n"
-		"lines.\n"
-		"  -n, --count COUNT   stop after COUNT refreshes\n",
+		"lines. Names take the width the terminal leaves (63 characters at\n"
+		"most; all of them off a terminal).\n"
+		"  -d, --interval SECONDS  between refreshes, as top(1)'s -d (default 1;\n"
+		"                      at least 0.1; 500ms, 2s also do)\n"
+		"  -n, --count COUNT   stop after COUNT refreshes, as top(1)'s -n\n",
+	}, {
+		.name = "version", .run = cmd_version, .opts = OPTS_JSON,
+		.min_args = 0, .max_args = 0, .usage = " [--json]",
+		.help =
+		"Print wqctl's version, libwq's and the loaded module's (or that none\n"
+		"is loaded), the module's ABI and features, and your quota use.\n"
+		"'wqctl --version' and 'wqctl -V' print the same.\n"
+		HELP_JSON("{\"wqctl\", \"libwq\", \"module\": {...} or null}"),
 	},
 };
 
@@ -211,6 +246,7 @@ static void print_help(FILE *f)
 		fprintf(f, "  %s%*s%s\n", cmd->name, pad, "", cmd->usage);
 	}
 	fputs("  help     [COMMAND]\n"
+	      "  --version, -V  the same as 'wqctl version'\n"
 	      "\n"
 	      "Options may come before or after the arguments; '--' ends them (for\n"
 	      "keys that begin with '-'). Durations are written as in Go: 250ms, 5s,\n"
@@ -336,6 +372,8 @@ int main(int argc, char **argv)
 		return usage_error(NULL, "missing COMMAND");
 	if (is_help(argv[1]))
 		return finish(cmd_help(argc - 2, argv + 2));
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		argv[1] = "version";
 	c.cmd = find_command(argv[1]);
 	if (!c.cmd)
 		return usage_error(NULL, "unknown command '%s'", argv[1]);

@@ -34,6 +34,12 @@ static const struct option_def options[NR_OPTS] = {
 	[O_PRIORITY_QUEUE] = { "priority",   0,   false },
 	[O_STARVE]	 = { "starve",	     0,   true  },
 	[O_PRIORITY]	 = { "priority",     0,   true  },
+	[O_JSON]	 = { "json",	     0,   false },
+	[O_OUTPUT]	 = { "output",	     'o', true  },
+	[O_INTERVAL]	 = { "interval",     'n', true  },	/* watch(1)'s -n */
+	[O_WCOUNT]	 = { "count",	     'c', true  },	/* watch's count */
+	[O_DELAY]	 = { "interval",     'd', true  },	/* top(1)'s -d */
+	[O_TEXTFILE]	 = { "textfile",     0,   true  },
 	[O_HELP]	 = { "help",	     'h', false },
 };
 
@@ -256,6 +262,47 @@ static int parse_priority(struct ctx *c)
 	return 0;
 }
 
+/*
+ * watch -n, top -d: seconds as watch(1) and top(1) take them ("2", "0.5"),
+ * or a duration ("500ms"); at least 0.1 s, as watch(1) allows.
+ */
+static int parse_interval(struct ctx *c)
+{
+	enum opt_id o = has(c, O_INTERVAL) ? O_INTERVAL : O_DELAY;
+	const char *s = c->optarg[o];
+	char buf[64];
+	uint64_t ns;
+
+	c->interval_ns = WQ_NSEC_PER_SEC;
+	if (!has(c, O_INTERVAL) && !has(c, O_DELAY))
+		return 0;
+	/* a bare number is seconds */
+	snprintf(buf, sizeof(buf), "%s%s", s,
+		 *s && strspn(s, "0123456789.") == strlen(s) ? "s" : "");
+	if (wq_parse_duration(buf, &ns) < 0 || ns < WQ_NSEC_PER_SEC / 10)
+		return usage_error(c->cmd, "bad interval '%s' (seconds, at least 0.1, or e.g. 500ms, 2s)",
+				   s);
+	c->interval_ns = ns;
+	return 0;
+}
+
+/* --json, -o json|text */
+static int parse_output(struct ctx *c)
+{
+	const char *o = c->optarg[O_OUTPUT];
+
+	c->json = has(c, O_JSON);
+	if (!has(c, O_OUTPUT))
+		return 0;
+	if (!strcmp(o, "json"))
+		c->json = true;
+	else if (strcmp(o, "text"))
+		return usage_error(c->cmd, "bad output format '%s' (json or text)", o);
+	else if (c->json)
+		return usage_error(c->cmd, "--json and -o text exclude each other");
+	return 0;
+}
+
 static int parse_get_values(struct ctx *c)
 {
 	unsigned long v;
@@ -273,13 +320,15 @@ static int parse_get_values(struct ctx *c)
 		c->has_timeout = true;
 	}
 	c->count = 1;
-	if (has(c, O_COUNT)) {
-		if (!parse_ulong(c->optarg[O_COUNT], 10, LONG_MAX, &v) || !v)
-			return usage_error(c->cmd, "bad count '%s'",
-					   c->optarg[O_COUNT]);
+	if (has(c, O_COUNT) || has(c, O_WCOUNT)) {
+		const char *s = c->optarg[has(c, O_COUNT) ? O_COUNT : O_WCOUNT];
+
+		if (!parse_ulong(s, 10, LONG_MAX, &v) || !v)
+			return usage_error(c->cmd, "bad count '%s'", s);
 		c->count = (long)v;
 	}
-	return 0;
+	rc = parse_interval(c);
+	return rc ? rc : parse_output(c);
 }
 
 int parse_values(struct ctx *c)

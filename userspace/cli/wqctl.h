@@ -31,8 +31,12 @@ enum {
 enum opt_id {
 	O_LIMITER, O_MAX_ITEMS, O_MODE, O_AFTER, O_RATE_LIMITED, O_TIMEOUT,
 	O_DONE, O_COUNT, O_RAW, O_ESCAPED, O_WAIT, O_DISCARD, O_PRIORITY_QUEUE,
-	O_STARVE, O_PRIORITY, O_HELP, NR_OPTS
+	O_STARVE, O_PRIORITY, O_JSON, O_OUTPUT, O_INTERVAL, O_WCOUNT, O_DELAY,
+	O_TEXTFILE, O_HELP, NR_OPTS
 };
+
+/* --json and -o json/text: the commands that print for scripts */
+#define OPTS_JSON	(OPT(O_JSON) | OPT(O_OUTPUT))
 
 #define OPT(o)	(1U << (o))
 
@@ -70,7 +74,9 @@ struct ctx {
 	uint64_t after_ns;
 	bool has_timeout;
 	uint64_t timeout_ns;
-	long count;
+	long count;			/* get, top -n; watch -c */
+	uint64_t interval_ns;		/* watch -n, top -d: between refreshes */
+	bool json;			/* --json, -o json */
 };
 
 static inline bool has(const struct ctx *c, enum opt_id o)
@@ -123,8 +129,26 @@ void fmt_level(char *buf, size_t cap, const struct wq_metrics *m, uint32_t i);
 /* The highest level holding keys, as fmt_level(), or "-". */
 void fmt_top_level(char *buf, size_t cap, const struct wq_metrics *m);
 
+/* json.c: one JSON document on stdout; the k ones write "k": first */
+void json_object(void);
+void json_end_object(void);
+void json_array(void);
+void json_end_array(void);
+void json_string(const char *s);
+void json_key(const char *k);
+void json_u64(const char *k, uint64_t v);
+void json_s64(const char *k, int64_t v);
+void json_bool(const char *k, bool v);
+void json_str(const char *k, const char *v);
+void json_null(const char *k);
+
+/* cmd_version.c: wqctl's, libwq's and the module's versions */
+int cmd_version(struct ctx *c);
+
 /* errors.c: what goes to stderr */
 int fail(const struct ctx *c, const struct key *k, int err);
+/* "-EDQUOT": the name of -errno err */
+const char *err_name(int err);
 /* "wqctl: add Q: line N (KEY): what (-EWHAT)"; k may be NULL */
 void fail_line(const struct ctx *c, long line, const char *k, size_t len,
 	       int err);

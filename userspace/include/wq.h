@@ -27,6 +27,20 @@
 extern "C" {
 #endif
 
+/*
+ * The version of this header and of the libwq it came with, as liburing's
+ * IO_URING_VERSION_*: the minor grows with each new call or struct field
+ * (the newest symbol version of libwq.so is WQ_MAJOR.MINOR), the major
+ * only if the soname does. wq_version() is the library's at run time.
+ */
+#define WQ_VERSION_MAJOR	1
+#define WQ_VERSION_MINOR	6
+#define WQ_VERSION_PATCH	0
+/* True when this header is at least MAJOR.MINOR. */
+#define WQ_VERSION_AT_LEAST(major, minor)				\
+	(WQ_VERSION_MAJOR > (major) ||					\
+	 (WQ_VERSION_MAJOR == (major) && WQ_VERSION_MINOR >= (minor)))
+
 #define WQ_KEY_MAX	4096	/* longest key, in bytes */
 #define WQ_NAME_MAX	64	/* queue name buffer, NUL included */
 #define WQ_DEV_PATH	"/dev/wq"	/* there when the module is loaded */
@@ -517,6 +531,49 @@ int wq_limiter_check(const char *spec);
 int wq_parse_duration(const char *s, uint64_t *ns);
 /* Writes a duration the way Go prints it; returns the length. */
 int wq_format_duration(char *buf, size_t cap, uint64_t ns);
+
+/* ---- Versions and the module (wq_module_info(3); libwq 1.6) --------- */
+
+/* "MAJOR.MINOR.PATCH" of the libwq the program runs with. */
+const char *wq_version(void);
+
+/* struct wq_modinfo.features: what a module older than them lacks */
+#define WQ_FEATURE_ADD_OUTCOME	_BITUL(0)	/* wq_add_opts() outcomes */
+#define WQ_FEATURE_KEY_STATE	_BITUL(1)	/* a get's key state */
+#define WQ_FEATURE_PRIORITY	_BITUL(2)	/* priority queues */
+#define WQ_FEATURE_KEY_CALLS	_BITUL(3)	/* wq_key_state, wq_cancel_after */
+#define WQ_FEATURE_DONE_GET	_BITUL(4)	/* wq_done_get, wq_done_get_batch */
+#define WQ_FEATURE_URING	_BITUL(5)	/* io_uring commands (wq_uring.h) */
+
+struct wq_modinfo {
+	uint32_t abi_version;		/* the module's ioctl ABI version */
+	uint32_t features;		/* WQ_FEATURE_* */
+	uint32_t key_max;		/* WQ_KEY_MAX */
+	uint32_t batch_max;		/* WQ_BATCH_MAX */
+	uint32_t max_queues;		/* most named queues of the caller's IPC
+					   namespace (max_queues or ns_max_queues) */
+	uint32_t default_max_items;	/* max_items of a queue created with 0 */
+	uint32_t max_items_limit;	/* largest max_items accepted */
+	uint32_t unpriv_max_items;	/* largest without CAP_SYS_RESOURCE */
+	uint32_t default_max_tracked;
+	uint32_t unpriv_max_tracked;
+	uint32_t user_max_queues;	/* the per-user queue quota */
+	uint32_t user_queues;		/* the caller's queues charged now */
+	uint64_t user_max_key_bytes;	/* the per-user key quota, in bytes */
+	uint64_t user_key_bytes;	/* the caller's key bytes charged now */
+	uint32_t key_cost;		/* what a key costs beyond its bytes */
+	uint32_t reserved;		/* 0 */
+	char version[32];		/* the module's version (modinfo's
+					   "version", /sys/module/wq/version),
+					   "" if it does not say */
+};
+/*
+ * What the loaded module supports, its limits and the caller's quota use
+ * (WQ_IOC_MODULE_INFO on a fresh /dev/wq handle). Returns 0, or -EFAULT
+ * (mi NULL), -ENOENT (no /dev/wq: the module is not loaded), -EACCES (the
+ * device's mode), -EMFILE, -ENFILE.
+ */
+int wq_module_info(struct wq_modinfo *mi);
 
 #ifdef __cplusplus
 }
