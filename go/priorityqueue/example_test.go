@@ -38,7 +38,10 @@ func ExampleNew() {
 // The calls beyond controller-runtime's: what the kernel holds of an
 // item, and cancelling its delay.
 func ExampleQueue_State() {
-	q := priorityqueue.New[string]("").(*priorityqueue.Queue[string])
+	q, ok := priorityqueue.New[string]("").(*priorityqueue.Queue[string])
+	if !ok {
+		return // controller-runtime's in-process queue: no /dev/wq here
+	}
 	defer q.ShutDown()
 	q.AddAfter("ns/pod-1", time.Minute)
 	if s := q.State("ns/pod-1"); s.Waiting {

@@ -25,6 +25,9 @@ func Error(call string, e syscall.Errno) error { return fmt.Errorf("%s: %w", cal
 // Module returns zero limits.
 func Module() *ModuleInfo { return &ModuleInfo{} }
 
+// ModuleErr is ErrUnsupported.
+func ModuleErr() error { return ErrUnsupported }
+
 // CreateOpts says what queue CreateQueue makes.
 type CreateOpts struct {
 	Name     string
