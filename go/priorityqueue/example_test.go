@@ -7,8 +7,8 @@ import (
 	"wq.dev/go/priorityqueue"
 )
 
-// reconcile stands for a controller's sync of one object.
-func reconcile(key string) error { return nil }
+// syncObject stands for a controller's sync of one object.
+func syncObject(key string) error { return nil }
 
 // A controller's worker, as controller-runtime's: the item comes with its
 // priority, and a retry keeps it.
@@ -25,7 +25,7 @@ func ExampleNew() {
 		if shutdown {
 			return
 		}
-		if err := reconcile(key); err != nil {
+		if err := syncObject(key); err != nil {
 			q.AddWithOpts(priorityqueue.AddOpts{RateLimited: true, Priority: &priority}, key)
 		} else {
 			q.Forget(key)

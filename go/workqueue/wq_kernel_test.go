@@ -474,3 +474,40 @@ func TestWqSharedCloseWakesGet(t *testing.T) {
 	}
 	runtime.KeepAlive(q)
 }
+
+// ShutDownWithDrain waits, as client-go's, for the items handed out, not
+// for the queued ones: with the workers gone it returns at once, and Get
+// still hands out what is queued.
+func TestWqDrainWaitsForProcessingOnly(t *testing.T) {
+	kqtest.NeedKernel(t)
+	q := NewTyped[string]()
+	q.Add("a")
+	q.Add("b")
+	q.Add("c")
+	it, _ := q.Get()
+	drained := make(chan struct{})
+	go func() { q.ShutDownWithDrain(); close(drained) }()
+	select {
+	case <-drained:
+		t.Fatal("ShutDownWithDrain returned while an item was being processed")
+	case <-time.After(100 * time.Millisecond):
+	}
+	q.Done(it)
+	select {
+	case <-drained:
+	case <-time.After(20 * time.Second):
+		t.Fatal("ShutDownWithDrain did not return after the last Done, with items queued")
+	}
+	if q.Len() != 2 {
+		t.Errorf("Len %d after the drain, want the 2 queued", q.Len())
+	}
+	for _, want := range []string{"b", "c"} {
+		if got, shut := q.Get(); shut || got != want {
+			t.Errorf("Get after the drain: %q %v, want %q", got, shut, want)
+		}
+		q.Done(want)
+	}
+	if _, shut := q.Get(); !shut {
+		t.Error("Get of an empty queue after the drain: not shutdown")
+	}
+}

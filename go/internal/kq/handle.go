@@ -273,6 +273,14 @@ func (h *Handle) Stat() (*QueueInfo, syscall.Errno) {
 	return qi, e
 }
 
+// Interrupt makes every Get waiting on the handle, and every later one
+// that would wait, return EBADF at once (the handle stays open for the
+// other calls): how a queue that leaves its kernel queue running stops
+// its getters.
+func (h *Handle) Interrupt() {
+	h.f.SetReadDeadline(time.Unix(1, 0))
+}
+
 // Close lets go of the handle: keys it took and did not finish go back to
 // the queue, and a private queue is freed. Idempotent.
 func (h *Handle) Close() error {

@@ -70,5 +70,8 @@ func (h *Handle) Shutdown(uint32, func() bool) syscall.Errno { return syscall.EN
 // Stat fails.
 func (h *Handle) Stat() (*QueueInfo, syscall.Errno) { return &QueueInfo{}, syscall.ENOSYS }
 
+// Interrupt does nothing.
+func (h *Handle) Interrupt() {}
+
 // Close does nothing.
 func (h *Handle) Close() error { return nil }
