@@ -94,7 +94,9 @@ func TestManagerReconcilesThroughThisQueue(t *testing.T) {
 	}()
 
 	events <- event.TypedGenericEvent[prioritized]{Object: prioritized{"first", 0}}
-	waitFor(t, "first handed out", func() bool { return count(name, "workqueue_work_duration_seconds") == 0 && adds(name) == 1 && depth(name) == 0 })
+	waitFor(t, "first handed out", func() bool {
+		return count(name, "workqueue_work_duration_seconds") == 0 && adds(name) == 1 && depth(name) == 0
+	})
 	for _, p := range []prioritized{{"low", -100}, {"mid", 0}, {"high", 10}} {
 		events <- event.TypedGenericEvent[prioritized]{Object: p}
 	}
