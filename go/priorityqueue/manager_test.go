@@ -37,13 +37,44 @@ type prioritized struct {
 	priority int
 }
 
-func TestManagerReconcilesThroughThisQueue(t *testing.T) {
-	const name = "wqmanagertest"
+// startManager starts a manager with one controller named name, of
+// reconciler r, that takes this package's queue (NewQueue) and watches
+// the channel it returns through h; stop ends it.
+func startManager(t *testing.T, name string, r reconcile.Reconciler,
+	h handler.TypedEventHandler[prioritized, reconcile.Request]) (chan<- event.TypedGenericEvent[prioritized], func()) {
+	t.Helper()
 	mgr, err := manager.New(&rest.Config{Host: "http://127.0.0.1:1"}, manager.Options{
 		Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	events := make(chan event.TypedGenericEvent[prioritized], 8)
+	c, err := controller.New(name, mgr, controller.Options{
+		Reconciler:              r,
+		MaxConcurrentReconciles: 1,
+		NewQueue:                priorityqueue.NewQueue[reconcile.Request],
+		RateLimiter:             wq.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, 1000*time.Second),
+		SkipNameValidation:      ptr.To(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Watch(source.TypedChannel(events, h)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	return events, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestManagerReconcilesThroughThisQueue(t *testing.T) {
+	const name = "wqmanagertest"
 	gate := make(chan struct{})
 	var mu sync.Mutex
 	var order []string
@@ -69,29 +100,8 @@ func TestManagerReconcilesThroughThisQueue(t *testing.T) {
 			}
 		},
 	}
-	events := make(chan event.TypedGenericEvent[prioritized], 8)
-	c, err := controller.New(name, mgr, controller.Options{
-		Reconciler:              r,
-		MaxConcurrentReconciles: 1,
-		NewQueue:                priorityqueue.NewQueue[reconcile.Request],
-		RateLimiter:             wq.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, 1000*time.Second),
-		SkipNameValidation:      ptr.To(true),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Watch(source.TypedChannel(events, handler.TypedEventHandler[prioritized, reconcile.Request](h))); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}()
+	events, stop := startManager(t, name, r, h)
+	defer stop()
 
 	events <- event.TypedGenericEvent[prioritized]{Object: prioritized{"first", 0}}
 	waitFor(t, "first handed out", func() bool {
@@ -119,11 +129,8 @@ func TestManagerReconcilesThroughThisQueue(t *testing.T) {
 	if n := count(name, "workqueue_queue_duration_seconds"); n != 4 {
 		t.Errorf("workqueue_queue_duration_seconds: %d observations, want 4", n)
 	}
-	if !hasDepthAt(name, "10") || !hasDepthAt(name, "-100") {
-		t.Error("workqueue_depth has no series of the priorities 10 and -100")
-	}
-	if depth(name) != 0 {
-		t.Errorf("workqueue_depth %v after all is reconciled", depth(name))
+	if !hasDepthAt(name, "10") || !hasDepthAt(name, "-100") || depth(name) != 0 {
+		t.Errorf("workqueue_depth: no series of the priorities 10 and -100, or not 0 (%v)", depth(name))
 	}
 	t.Logf("the queue's backend: %v", backend)
 }
