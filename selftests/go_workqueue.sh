@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# go_workqueue.sh: the Go packages' tests (go/workqueue and
-# go/priorityqueue: their own, controller-runtime's priority-queue tests
-# and the fuzzers) run against the module in this guest, as TAP: one line
-# per test of go_workqueue.test and go_priorityqueue.test -test.v (built
-# by `make go`, static, no cgo: so no race detector, which needs cgo).
-# The layout of the ABI is checked on the host (make go-check). busybox sh.
+# go_workqueue.sh: the Go packages' tests (go/workqueue with client-go's
+# own queue, rate-limiter and parallelizer tests, and go/priorityqueue
+# with controller-runtime's priority-queue tests, a manager and the
+# fuzzers) run against the module in this guest, as TAP: one line per test
+# of go_workqueue.test and go_priorityqueue.test -test.v (built by `make
+# go`, static, no cgo: so no race detector, which needs cgo). The layout
+# of the ABI and the in-process fallback are checked on the host (make
+# go-check). busybox sh.
 cd "$(dirname "$0")" || exit 1
 # the kernel tests fail, rather than skip, without /dev/wq
 export WQ_REQUIRE_KERNEL=1
