@@ -62,46 +62,72 @@ selftests: userspace $(TOOLS)/.stamp $(HOST_TESTS) go
 	$(MAKE) -C userspace tests KSFT_DIR=$(KSFT_DIR)
 	$(MAKE) -C selftests O=$(CURDIR)/build/selftests KSFT_DIR=$(KSFT_DIR)
 
-# The Go packages (go/): Debian 12's Go 1.23 from bookworm-backports, the
-# standard library only, no cgo, offline. `go` builds the test binaries of
-# workqueue and priorityqueue for the guest (static) and the C view of the
-# ABI (go/internal/kq/testdata/layout.c) its layout test compares with;
-# `go-check` is the host's part: gofmt, go vet, the tests that need no
-# kernel.
-GO ?= $(firstword $(wildcard /usr/lib/go-1.23/bin/go) go)
+# The Go packages (go/): the module wq.dev/go (client-go's workqueue) and
+# the module wq.dev/go/priorityqueue (controller-runtime's), on client-go
+# and controller-runtime's released modules, which the go command fetches
+# into the default module cache (`make go-deps`, run by `make deps`). They
+# need Go 1.26: /usr/local/go if it is there, else `go` on PATH if new
+# enough, else Debian 12's golang-1.23-go, which takes Go $(GO_TOOLCHAIN)
+# as a module (GOTOOLCHAIN). `go` builds the test binaries for the guest
+# (static, no cgo; workqueue's with client-go's own tests, made by
+# go/scripts/clientgo-tests) and the C view of the ABI
+# (go/internal/kq/testdata/layout.c) the layout test compares with;
+# `go-check` is the host's part: gofmt, go vet, the tests without a
+# kernel (the in-process fallback's among them).
+GO ?= $(firstword $(wildcard /usr/local/go/bin/go) $(shell command -v go) /usr/lib/go-1.23/bin/go)
 GOFMT ?= $(dir $(GO))gofmt
-GOENV := CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOPROXY=off \
-	 GOCACHE=$(CURDIR)/build/go/cache GOPATH=$(CURDIR)/build/go/path
-GO_SRC := go/go.mod $(wildcard go/*/*.go go/internal/*/*.go)
+GO_TOOLCHAIN := go1.27.3
+GO_LOCAL := $(shell v=$$($(GO) env GOVERSION 2>/dev/null); \
+	[ "$$(printf '%s\n' go1.26 "$$v" | sort -V | head -n1)" = go1.26 ] && echo local)
+GOENV := CGO_ENABLED=0 GOTOOLCHAIN=$(or $(GO_LOCAL),$(GO_TOOLCHAIN)) GOFLAGS=-buildvcs=false \
+	 GOWORK=off GOCACHE=$(CURDIR)/build/go/cache
+GO_SRC := go/go.mod go/go.sum go/priorityqueue/go.mod go/priorityqueue/go.sum \
+	$(wildcard go/*/*.go go/internal/*/*.go)
 GO_TESTS := build/selftests/go_workqueue.test build/selftests/go_priorityqueue.test
+GO_CLIENTGO := build/go/clientgo/overlay.json
 
 go: $(GO_TESTS) build/selftests/go_layout.txt
 
-build/selftests/go_%.test: $(GO_SRC)
+go-deps:
+	cd go && $(GOENV) $(GO) mod download
+	cd go/priorityqueue && $(GOENV) $(GO) mod download
+
+$(GO_CLIENTGO): go/scripts/clientgo-tests go/go.mod go/go.sum
+	cd go && $(GOENV) scripts/clientgo-tests $(GO) $(CURDIR)/build/go/clientgo
+
+build/selftests/go_workqueue.test: $(GO_SRC) $(GO_CLIENTGO)
 	@mkdir -p build/selftests
-	cd go && $(GOENV) $(GO) test -c -o $(CURDIR)/$@ ./$*
+	cd go && $(GOENV) $(GO) test -c -overlay $(CURDIR)/$(GO_CLIENTGO) -o $(CURDIR)/$@ ./workqueue
+
+build/selftests/go_priorityqueue.test: $(GO_SRC)
+	@mkdir -p build/selftests
+	cd go/priorityqueue && $(GOENV) $(GO) test -c -o $(CURDIR)/$@ .
 
 build/selftests/go_layout.txt: go/internal/kq/testdata/layout.c uapi/linux/wq.h
 	@mkdir -p build/host build/selftests
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o build/host/go_layout $<
 	build/host/go_layout > $@
 
-go-check: build/selftests/go_layout.txt
+go-check: build/selftests/go_layout.txt $(GO_CLIENTGO)
 	@out=$$(cd go && $(GOFMT) -l .); [ -z "$$out" ] || { echo "gofmt -l: $$out"; exit 1; }
 	cd go && $(GOENV) $(GO) vet ./...
+	cd go/priorityqueue && $(GOENV) $(GO) vet ./...
 	cd go && $(GOENV) WQ_LAYOUT_FILE=$(CURDIR)/build/selftests/go_layout.txt \
-		$(GO) test -count=1 ./...
+		$(GO) test -count=1 -overlay $(CURDIR)/$(GO_CLIENTGO) ./...
+	cd go/priorityqueue && $(GOENV) $(GO) test -count=1 ./...
 
 # Everything the four lanes need (check-quick needs only the base); each
 # says what it installs first. deps-list: what deps would install.
 deps:
 	selftests/vm/install-deps base 6.12 6.12-rt debug
+	$(MAKE) go-deps
 
 deps-list:
 	@selftests/vm/install-deps --list base 6.12 6.12-rt debug
 
 deps-quick:
 	selftests/vm/install-deps base
+	$(MAKE) go-deps
 
 # Static gates: sparse, W=1, checkpatch --strict, kernel-doc, cppcheck.
 static: $(TOOLS)/.stamp
@@ -195,5 +221,5 @@ clean:
 
 include mk/install.mk
 
-.PHONY: all module userspace selftests go go-check deps deps-list deps-quick static check check-quick demo clean \
+.PHONY: all module userspace selftests go go-check go-deps deps deps-list deps-quick static check check-quick demo clean \
 	bench bench-compare bench-irqsoff fuzz check-long soak install install-kmod install-user uninstall dkms-src

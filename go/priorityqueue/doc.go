@@ -1,8 +1,10 @@
 // Package priorityqueue is controller-runtime's
 // pkg/controller/priorityqueue (the default queue of its controllers
-// since v0.23) over wq's kernel queues (/dev/wq): the same names and
-// signatures (PriorityQueue, AddOpts, New, Opts, Opt), with the queue
-// living in the kernel.
+// since v0.23) over wq's kernel queues (/dev/wq): its types are
+// controller-runtime's own (aliases), New has its signature, and the queue
+// New returns is a PriorityQueue to controller-runtime, which then hands
+// it priorities. It is a Go module of its own (wq.dev/go/priorityqueue),
+// so that programs of client-go alone do not pull controller-runtime.
 //
 // New makes a private kernel queue created with priorities: no name,
 // reachable only through this process's handle, freed when the queue is
@@ -15,15 +17,30 @@
 // item makes it ready at once (it is handed out once); an add with a
 // delay of an item already ready only raises its priority; two delays
 // keep the earlier ready time; RateLimited with After waits the shorter.
-// Each call is one system call, and a goroutine waiting in Get holds no
-// OS thread. Items of any comparable type are kept in the process only
-// while the kernel holds them.
+// Where the kernel cannot serve New (no /dev/wq, a module without
+// priority queues), the queue is controller-runtime's own, logged once;
+// wq.dev/go/workqueue's BackendOf tells which.
 //
-// A rate limiter made of package wq.dev/go/workqueue's limiters (the
-// default is one) is the kernel's limiter of the queue: AddRateLimited,
-// Forget and NumRequeues are the kernel's. Any other limiter runs in Go,
-// as controller-runtime runs it: its When is asked, and the item added
-// with that delay.
+// A rate limiter made by wq.dev/go/workqueue's constructors (the default
+// is one) is the kernel's limiter of the queue: AddRateLimited, Forget
+// and NumRequeues are the kernel's. Any other limiter runs in Go, as
+// controller-runtime runs it.
+//
+// # With controller-runtime
+//
+// NewQueue is controller.Options.NewQueue:
+//
+//	ctrl.NewControllerManagedBy(mgr).For(&corev1.Pod{}).
+//		WithOptions(controller.Options{
+//			NewQueue:    priorityqueue.NewQueue[reconcile.Request],
+//			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, 1000*time.Second),
+//		}).Complete(r)
+//
+// (workqueue being wq.dev/go/workqueue: its limiter runs in the kernel;
+// controller-runtime's default limiter is client-go's, which runs in Go).
+// Its metrics are controller-runtime's workqueue_* series (name and
+// controller labels, the depth by priority): the provider of client-go's
+// SetProvider, which controller-runtime sets when it is linked.
 //
 // # Where it differs from controller-runtime
 //
@@ -37,55 +54,15 @@
 //     queued or processing (controller-runtime's only shuts down).
 //   - Priorities are 32-bit in the kernel: larger ones are clamped.
 //   - Delays run on the kernel's clock: there is no fake clock.
-//   - Opts has no Log (controller-runtime's is a logr.Logger, not in the
-//     standard library): the queue logs only refused adds (the module's
-//     limit of items of a queue, the key-byte quota), once per kind, with
-//     the standard log package; Refused counts them.
+//   - Opts.Log gets the notice of a queue that is in process; the kernel
+//     queue logs refused adds through klog, and has no periodic dump of
+//     its items (controller-runtime's at V(5)).
 //   - Metrics: an item that became ready when its delay passed is counted
 //     as added when the process next sees it (a Get, or an add that finds
 //     it queued), not when the delay passed; the gauges of each level
 //     still come back to 0.
-//   - Opts.StarveAfter (beyond controller-runtime, for its issue 3496): a
-//     ready item that waited longer than it goes first, whatever the
-//     priorities.
-//   - The *Queue[T] that New returns also has Err, Refused, State (what
-//     the kernel holds of an item: queued, processing, dirty, waiting and
-//     until when, its priority, its failures) and CancelAfter (drop an
-//     item's pending delay).
-//
-// # With controller-runtime
-//
-// A controller takes another queue through controller.Options.NewQueue,
-// whose types are client-go's; this queue's method set is client-go's
-// TypedRateLimitingInterface, so it is one:
-//
-//	NewQueue: func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-//		return priorityqueue.New(name, func(o *priorityqueue.Opts[reconcile.Request]) {
-//			o.RateLimiter = rl // client-go's: runs in Go
-//		})
-//	},
-//
-// where workqueue is client-go's package and priorityqueue this one. The
-// limiter controller-runtime passes is client-go's, so it runs in Go;
-// give one of wq.dev/go/workqueue's instead (its
-// DefaultTypedControllerRateLimiter is client-go's default) to have the
-// kernel apply it.
-//
-// controller-runtime hands priorities (its handlers' LowPriority for the
-// initial list, the priority a requeue keeps) only to a queue of its own
-// PriorityQueue type, whose AddOpts is its own struct. To have them, wrap
-// this queue so that AddWithOpts takes controller-runtime's AddOpts; the
-// two structs have the same fields, so one converts to the other:
-//
-//	type crQueue[T comparable] struct{ priorityqueue.PriorityQueue[T] }
-//
-//	func (q crQueue[T]) AddWithOpts(o crpq.AddOpts, items ...T) {
-//		q.PriorityQueue.AddWithOpts(priorityqueue.AddOpts(o), items...)
-//	}
-//
-// and return crQueue[reconcile.Request]{priorityqueue.New(name, ...)}
-// from NewQueue (crpq being controller-runtime's priorityqueue package).
-//
-// The package uses the standard library only and builds with
-// CGO_ENABLED=0; it needs Linux and a wq module with priority queues.
+//   - Beyond controller-runtime: WithStarveAfter (for its issue 3496: a
+//     ready item that waited longer goes first, whatever the priorities),
+//     and on the *Queue[T] that New returns Refused, State (what the
+//     kernel holds of an item) and CancelAfter (drop a pending delay).
 package priorityqueue

@@ -7,8 +7,8 @@ import (
 	"wq.dev/go/priorityqueue"
 )
 
-// reconcile stands for a controller's sync of one object.
-func reconcile(key string) error { return nil }
+// syncObject stands for a controller's sync of one object.
+func syncObject(key string) error { return nil }
 
 // A controller's worker, as controller-runtime's: the item comes with its
 // priority, and a retry keeps it.
@@ -25,7 +25,7 @@ func ExampleNew() {
 		if shutdown {
 			return
 		}
-		if err := reconcile(key); err != nil {
+		if err := syncObject(key); err != nil {
 			q.AddWithOpts(priorityqueue.AddOpts{RateLimited: true, Priority: &priority}, key)
 		} else {
 			q.Forget(key)
@@ -38,7 +38,10 @@ func ExampleNew() {
 // The calls beyond controller-runtime's: what the kernel holds of an
 // item, and cancelling its delay.
 func ExampleQueue_State() {
-	q := priorityqueue.New[string]("").(*priorityqueue.Queue[string])
+	q, ok := priorityqueue.New[string]("").(*priorityqueue.Queue[string])
+	if !ok {
+		return // controller-runtime's in-process queue: no /dev/wq here
+	}
 	defer q.ShutDown()
 	q.AddAfter("ns/pod-1", time.Minute)
 	if s := q.State("ns/pod-1"); s.Waiting {

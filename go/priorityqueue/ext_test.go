@@ -16,7 +16,7 @@ import (
 // without StarveAfter it waits for them.
 func TestStarveAfter(t *testing.T) {
 	for _, starve := range []time.Duration{0, 100 * time.Millisecond} {
-		q, _ := newTestQueue(t, func(o *Opts[string]) { o.StarveAfter = starve })
+		q, _ := newTestQueue(t, WithStarveAfter[string](starve))
 		q.AddWithOpts(AddOpts{Priority: prio(-1)}, "low")
 		time.Sleep(300 * time.Millisecond)
 		q.AddWithOpts(AddOpts{Priority: prio(5)}, "high")
@@ -176,8 +176,8 @@ func TestItemsOfAnyType(t *testing.T) {
 	type req struct{ ns, name string }
 	q := New[req]("").(*Queue[req])
 	defer q.ShutDown()
-	if err := q.Err(); err != nil {
-		t.Fatal(err)
+	if b, err := workqueue.BackendOf(q); b != workqueue.BackendKernel {
+		t.Fatal(b, err)
 	}
 	q.AddWithOpts(AddOpts{Priority: prio(-100)}, req{"ns", "old"})
 	q.AddWithOpts(AddOpts{}, req{"ns", "new"}, req{"ns", "old"}) // old: raised to 0, behind new
@@ -196,7 +196,7 @@ func TestItemsOfAnyType(t *testing.T) {
 func newBenchQueue(b *testing.B) *Queue[int] {
 	kqtest.NeedKernel(b)
 	q := New[int]("").(*Queue[int])
-	if err := q.Err(); err != nil {
+	if _, err := workqueue.BackendOf(q); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(q.ShutDown)

@@ -4,13 +4,14 @@ package priorityqueue
 
 import (
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"wq.dev/go/internal/kq"
-	"wq.dev/go/workqueue"
+	"wq.dev/go/internal/kqtest"
+	"wq.dev/go/internal/limiters"
+	wq "wq.dev/go/workqueue"
 )
 
 func TestPriority32Clamps(t *testing.T) {
@@ -39,45 +40,41 @@ func (l *goLimiter) NumRequeues(it string) int { return l.n[it] }
 // The default limiter and workqueue's are the kernel's; others run in Go.
 func TestLimitersOfWorkqueueAreTheKernels(t *testing.T) {
 	var opts Opts[string]
-	if lim, ok := kq.LimiterOf(workqueue.DefaultTypedControllerRateLimiter[string]()); !ok || lim.NrTerms != 2 {
+	if lim, ok := limiters.Kernel(wq.DefaultTypedControllerRateLimiter[string]()); !ok || lim.NrTerms != 2 {
 		t.Errorf("the default controller limiter: %+v %v", lim, ok)
 	}
 	type item struct{ ns, name string }
-	if _, ok := kq.LimiterOf(workqueue.NewTypedItemExponentialFailureRateLimiter[item](time.Millisecond, time.Second)); !ok {
+	if _, ok := limiters.Kernel(wq.NewTypedItemExponentialFailureRateLimiter[item](time.Millisecond, time.Second)); !ok {
 		t.Error("an exponential limiter of a struct item is not the kernel's")
 	}
-	if _, ok := kq.LimiterOf(&goLimiter{}); ok {
+	if _, ok := limiters.Kernel[string](&goLimiter{}); ok {
 		t.Error("a foreign limiter is the kernel's")
 	}
-	if _, ok := kq.LimiterOf(opts.RateLimiter); !ok {
+	if _, ok := limiters.Kernel(opts.RateLimiter); !ok {
 		t.Error("no limiter cannot be the kernel's (none)")
 	}
 }
 
-// Without /dev/wq the queue is shut down from the start, and says why.
-func TestNoKernelShutsDown(t *testing.T) {
-	if _, err := os.Stat(kq.DevPath); err == nil {
-		t.Skip("/dev/wq is there")
-	}
+// Without /dev/wq the queue is controller-runtime's own, in process: it
+// works, keeps priorities, and says why it is not the kernel's.
+func TestNoKernelIsControllerRuntimes(t *testing.T) {
+	kqtest.NoKernel(t)
 	q := New[string]("nokernel", func(o *Opts[string]) { o.MetricProvider = newFakeMetrics() })
-	pq := q.(*Queue[string])
-	if err := pq.Err(); err == nil || !strings.HasPrefix(err.Error(), "priorityqueue: ") {
-		t.Fatalf("Err without /dev/wq: %v", err)
+	if b, err := wq.BackendOf(q); b != wq.BackendInProcess || err == nil || !strings.Contains(err.Error(), kq.DevPath) {
+		t.Fatalf("BackendOf without /dev/wq: %v %v", b, err)
 	}
-	q.AddWithOpts(AddOpts{Priority: prio(3)}, "a", "b")
-	q.Add("c")
-	q.AddRateLimited("d")
-	if !q.ShuttingDown() || q.Len() != 0 {
-		t.Errorf("ShuttingDown %v, Len %d", q.ShuttingDown(), q.Len())
+	if _, ok := q.(*Queue[string]); ok {
+		t.Fatal("a kernel queue without /dev/wq")
 	}
-	if it, p, shut := q.GetWithPriority(); !shut || it != "" || p != 0 {
-		t.Errorf("GetWithPriority: %q %d %v", it, p, shut)
-	}
-	if s := pq.State("a"); s.Held() || pq.CancelAfter("a") {
-		t.Errorf("State %v", s)
+	q.AddWithOpts(AddOpts{Priority: prio(-1)}, "low")
+	q.AddWithOpts(AddOpts{Priority: prio(3)}, "a")
+	waitFor(t, "two items", func() bool { return q.Len() == 2 })
+	if it, p, shut := q.GetWithPriority(); shut || it != "a" || p != 3 {
+		t.Errorf("GetWithPriority: %q %d %v, want a at 3", it, p, shut)
 	}
 	q.Done("a")
-	q.Forget("a")
 	q.ShutDown()
-	q.ShutDownWithDrain()
+	if it, _, shut := q.GetWithPriority(); !shut {
+		t.Errorf("GetWithPriority after ShutDown: %q", it)
+	}
 }

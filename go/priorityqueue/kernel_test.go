@@ -26,9 +26,11 @@ func newTestQueue(t testing.TB, o ...Opt[string]) (*Queue[string], *fakeMetrics)
 	kqtest.NeedKernel(t)
 	f := newFakeMetrics()
 	opts := append([]Opt[string]{func(o *Opts[string]) { o.MetricProvider = f }}, o...)
-	q := New("test", opts...).(*Queue[string])
-	if err := q.Err(); err != nil {
-		t.Fatal(err)
+	pq := New("test", opts...)
+	q, ok := pq.(*Queue[string])
+	if !ok {
+		_, err := workqueue.BackendOf(pq)
+		t.Fatalf("not a kernel queue: %v", err)
 	}
 	t.Cleanup(q.ShutDown)
 	return q, f

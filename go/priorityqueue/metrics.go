@@ -12,17 +12,23 @@ package priorityqueue
 // was counted at, so that the depth of each level comes back to 0.
 
 import (
+	"reflect"
 	"sync"
+
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 
 	"wq.dev/go/internal/base"
 	"wq.dev/go/internal/kq"
-	"wq.dev/go/workqueue"
+	"wq.dev/go/internal/provider"
 )
 
 // MetricsProviderWithPriority is a workqueue.MetricsProvider that also
-// makes a depth metric by priority (controller-runtime's, of its internal
-// metrics package); a queue whose provider is one reports its depth there
-// instead of to NewDepthMetric.
+// makes a depth metric by priority, as controller-runtime's own provider
+// does (its interface is in an internal package: a provider whose
+// NewDepthMetricWithPriority returns any type with Inc(int) and Dec(int),
+// as controller-runtime's does, is one too); a queue whose provider is
+// one reports its depth there instead of to NewDepthMetric.
 type MetricsProviderWithPriority interface {
 	workqueue.MetricsProvider
 
@@ -48,22 +54,35 @@ func newQueueMetrics[T comparable](mp workqueue.MetricsProvider, name string) qu
 	if len(name) == 0 {
 		return noMetrics[T]{}
 	}
-	p, _ := kq.Provider(mp).(workqueue.MetricsProvider) // nil mp: the global one
-	if p == nil {
+	p := provider.Resolve(mp) // nil mp: SetProvider's
+	if provider.IsNoop(p) {
 		return noMetrics[T]{}
 	}
 	m := &defaultQueueMetrics[T]{
 		adds:    p.NewAddsMetric(name),
 		retries: p.NewRetriesMetric(name),
-		times: base.NewTimes[T](workqueue.RealClock{}, p.NewLatencyMetric(name), p.NewWorkDurationMetric(name),
+		times: base.NewTimes[T](clock.RealClock{}, p.NewLatencyMetric(name), p.NewWorkDurationMetric(name),
 			p.NewUnfinishedWorkSecondsMetric(name), p.NewLongestRunningProcessorSecondsMetric(name)),
 	}
-	if pp, ok := p.(MetricsProviderWithPriority); ok {
-		m.depthWithPriority = pp.NewDepthMetricWithPriority(name)
-	} else {
+	if m.depthWithPriority = depthWithPriority(p, name); m.depthWithPriority == nil {
 		m.depth = p.NewDepthMetric(name)
 	}
 	return m
+}
+
+// depthWithPriority: p's depth metric by priority, if p makes one (as a
+// MetricsProviderWithPriority, or by a method of that name and shape,
+// controller-runtime's own provider's); nil if not.
+func depthWithPriority(p workqueue.MetricsProvider, name string) DepthMetricWithPriority {
+	if pp, ok := p.(MetricsProviderWithPriority); ok {
+		return pp.NewDepthMetricWithPriority(name)
+	}
+	m := reflect.ValueOf(p).MethodByName("NewDepthMetricWithPriority")
+	if !m.IsValid() || m.Type().NumIn() != 1 || m.Type().In(0).Kind() != reflect.String || m.Type().NumOut() != 1 {
+		return nil
+	}
+	d, _ := m.Call([]reflect.Value{reflect.ValueOf(name)})[0].Interface().(DepthMetricWithPriority)
+	return d
 }
 
 // defaultQueueMetrics: controller-runtime's, with a lock of its own for

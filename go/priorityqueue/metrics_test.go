@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"wq.dev/go/internal/kq"
+	"wq.dev/go/internal/provider"
 	"wq.dev/go/workqueue"
 )
 
@@ -176,7 +177,13 @@ func TestMetricsReportToTheProvider(t *testing.T) {
 	if _, ok := newQueueMetrics[string](f, "").(noMetrics[string]); !ok {
 		t.Error("a queue without a name has metrics")
 	}
-	if _, ok := newQueueMetrics[string](nil, "q").(noMetrics[string]); !ok {
-		t.Error("no provider given nor set: metrics")
+	// no provider given: SetProvider's, which controller-runtime set (as
+	// it does in every program that links it), with its depth by priority
+	g := reflect.TypeOf(provider.Global())
+	if g.PkgPath() != "sigs.k8s.io/controller-runtime/pkg/internal/metrics" {
+		t.Fatalf("the global provider is %v, not controller-runtime's", g)
+	}
+	if m, ok := newQueueMetrics[string](nil, "q").(*defaultQueueMetrics[string]); !ok || m.depthWithPriority == nil {
+		t.Errorf("no provider given: %T, want controller-runtime's with its depth by priority", m)
 	}
 }

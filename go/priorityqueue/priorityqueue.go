@@ -3,9 +3,10 @@ package priorityqueue
 // The queue: controller-runtime's PriorityQueue over a private kernel
 // queue made with priorities. Every call is one system call (Done and
 // Forget ask what the kernel still holds, so items are let go of); the
-// order, the dedup, the delays and a limiter of package workqueue's run
+// order, the dedup, the delays and a limiter of wq.dev/go/workqueue's run
 // in the kernel. What it shares with workqueue's queue (the kernel queue,
-// its items, its life) is wq.dev/go/internal/base's.
+// its items, its life) is wq.dev/go/internal/base's. Where the kernel
+// cannot serve New, the queue is controller-runtime's own, in process.
 
 import (
 	"math"
@@ -13,87 +14,85 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+	crpq "sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"wq.dev/go/internal/base"
 	"wq.dev/go/internal/kq"
-	"wq.dev/go/workqueue"
+	"wq.dev/go/internal/limiters"
+	wq "wq.dev/go/workqueue"
 )
 
-// AddOpts describes the options for adding items to the queue.
-type AddOpts struct {
-	// After is a duration after which the item is ready; an item already
-	// waiting keeps the earlier of its two times. 0 or less: ready now.
-	After time.Duration
-	// RateLimited asks the queue's rate limiter for a wait; with After
-	// too, the shorter of the two is waited.
-	RateLimited bool
-	// Priority is the priority of the item. Higher values
-	// indicate higher priority.
-	// Defaults to zero if unset.
-	Priority *int
-}
+// AddOpts is controller-runtime's AddOpts: After, RateLimited, Priority.
+type AddOpts = crpq.AddOpts
 
-// PriorityQueue is a priority queue for a controller. It
-// internally de-duplicates all items that are added to
-// it. It will use the max of the passed priorities and the
-// min of possible durations.
-//
-// When an item that is already enqueued at a lower priority
-// is re-enqueued with a higher priority, it will be placed at
-// the end among items of the new priority, in order to
-// preserve FIFO semantics within each priority level.
-// The effective duration (i.e. the ready time) is still
-// computed as the minimum across all enqueues.
-type PriorityQueue[T comparable] interface {
-	workqueue.TypedRateLimitingInterface[T]
-	AddWithOpts(o AddOpts, Items ...T)
-	GetWithPriority() (item T, priority int, shutdown bool)
-}
+// PriorityQueue is controller-runtime's PriorityQueue: client-go's
+// TypedRateLimitingInterface plus AddWithOpts and GetWithPriority. A
+// controller given a queue of this package through
+// controller.Options.NewQueue sees one of its own, and hands it
+// priorities.
+type PriorityQueue[T comparable] = crpq.PriorityQueue[T]
 
-// Opts contains the options for a PriorityQueue. controller-runtime's
-// Log (a logr.Logger, which is not in the standard library) is not here:
-// the queue logs only what the kernel refused, with the standard log
-// package, as package workqueue does.
-type Opts[T comparable] struct {
-	// RateLimiter is used when AddRateLimited is called (or AddWithOpts
-	// with RateLimited). Defaults to a per-item exponential backoff
-	// limiter with an initial delay of five milliseconds and a max delay
-	// of 1000 seconds. A limiter made of package workqueue's is the
-	// kernel's limiter of the queue (exact; Forget and NumRequeues are
-	// the kernel's); any other runs in Go.
-	RateLimiter workqueue.TypedRateLimiter[T]
-	// MetricProvider gets the queue's metrics (when the queue has a
-	// name); nil is workqueue.SetProvider's. One that implements
-	// MetricsProviderWithPriority gets the depth by priority.
-	MetricProvider workqueue.MetricsProvider
-	// StarveAfter, beyond controller-runtime: a ready item that has
-	// waited longer than this is handed out before every item that has
-	// not, whatever the priorities (oldest first among them), so that no
-	// stream of higher items starves a lower one. 0: never.
-	StarveAfter time.Duration
-}
+// Opts is controller-runtime's Opts: RateLimiter, MetricProvider, Log.
+type Opts[T comparable] = crpq.Opts[T]
 
-// Opt allows to configure a PriorityQueue.
-type Opt[T comparable] func(*Opts[T])
+// Opt is controller-runtime's Opt, a function that sets Opts.
+type Opt[T comparable] = crpq.Opt[T]
 
-// New constructs a new PriorityQueue: a private kernel queue made with
-// priorities (no name in the kernel; name is the metrics'). If the
-// kernel queue cannot be made (no /dev/wq, a module without priority
-// queues, the queue quota), the queue is shut down from the start: Err
-// (of the *Queue[T] it returns) says why, AddWithOpts does nothing and
-// GetWithPriority returns shutdown.
+// New constructs a new PriorityQueue, as controller-runtime's New: a
+// private kernel queue made with priorities (no name in the kernel; name
+// is the metrics'), or, where the kernel cannot serve it (no /dev/wq, a
+// module without priority queues, the queue quota), controller-runtime's
+// own in-process queue, logged once to o.Log (or klog) with the reason;
+// wq.dev/go/workqueue's BackendOf tells which. The default RateLimiter is
+// controller-runtime's (exponential, 5 ms to 1000 s), made by
+// wq.dev/go/workqueue so that the kernel applies it; the default
+// MetricProvider is the one of client-go's SetProvider, which in a
+// program that links controller-runtime is controller-runtime's.
 func New[T comparable](name string, o ...Opt[T]) PriorityQueue[T] {
 	opts := &Opts[T]{}
 	for _, f := range o {
 		f(opts)
 	}
+	x := takeExtras(opts)
 	if opts.RateLimiter == nil {
-		opts.RateLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[T](5*time.Millisecond, 1000*time.Second)
+		opts.RateLimiter = wq.NewTypedItemExponentialFailureRateLimiter[T](5*time.Millisecond, 1000*time.Second)
 	}
-	return newQueue(name, opts)
+	why := kq.Ready(kq.FeatureAddOutcome | kq.FeatureKeyState | kq.FeaturePriority)
+	if why == nil {
+		q, err := newQueue(name, opts, x)
+		if err == nil {
+			return q
+		}
+		why = err
+	}
+	inner := *opts
+	return &localQueue[T]{crpq.New(name, func(o *Opts[T]) { *o = inner }), inProcess(opts, name, why)}
 }
 
-// Queue is the PriorityQueue New returns, with a few calls beyond
-// controller-runtime's (Err, Refused, State, CancelAfter): reach them
+// NewQueue is New for controller.Options.NewQueue (and a builder's
+// WithOptions), as controller-runtime's default NewQueue makes its
+// priority queue: a queue named after the controller, with the
+// controller's rate limiter (give the controller one of
+// wq.dev/go/workqueue's for the kernel to apply it; controller-runtime's
+// default is client-go's, which runs in Go) and a logger with the
+// controller's name:
+//
+//	ctrl.NewControllerManagedBy(mgr).
+//		For(&corev1.Pod{}).
+//		WithOptions(controller.Options{NewQueue: priorityqueue.NewQueue[reconcile.Request]}).
+//		Complete(r)
+func NewQueue[T comparable](controllerName string, rateLimiter workqueue.TypedRateLimiter[T]) workqueue.TypedRateLimitingInterface[T] {
+	return New(controllerName, func(o *Opts[T]) {
+		o.Log = logf.Log.WithValues("controller", controllerName)
+		o.RateLimiter = rateLimiter
+	})
+}
+
+// Queue is the kernel queue New returns, with a few calls beyond
+// controller-runtime's (Backend, Refused, State, CancelAfter): reach them
 // with q.(*priorityqueue.Queue[T]).
 type Queue[T comparable] struct {
 	b base.Queue[T, meta] // the kernel queue and its items
@@ -106,7 +105,7 @@ type Queue[T comparable] struct {
 
 var _ PriorityQueue[string] = &Queue[string]{}
 
-func newQueue[T comparable](name string, opts *Opts[T]) *Queue[T] {
+func newQueue[T comparable](name string, opts *Opts[T], x extras) (*Queue[T], error) {
 	q := &Queue[T]{
 		limiter: opts.RateLimiter,
 		metrics: newQueueMetrics[T](opts.MetricProvider, name),
@@ -114,28 +113,27 @@ func newQueue[T comparable](name string, opts *Opts[T]) *Queue[T] {
 	_, noop := q.metrics.(noMetrics[T])
 	q.metricsOn = !noop
 	o := base.Options{Pkg: "priorityqueue", Name: name, Flags: kq.CreatePriority,
-		NewTicker: func(d time.Duration) base.Ticker { return workqueue.RealClock{}.NewTicker(d) }}
-	if lim, ok := kq.LimiterOf(opts.RateLimiter); ok {
+		NewTicker: func(d time.Duration) base.Ticker { return clock.RealClock{}.NewTicker(d) }}
+	if lim, ok := limiters.Kernel(opts.RateLimiter); ok {
 		o.Limiter = lim // else it runs in Go
 	}
-	if opts.StarveAfter > 0 {
-		o.StarveNs = uint64(opts.StarveAfter)
+	if x.starveAfter > 0 {
+		o.StarveNs = uint64(x.starveAfter)
 	}
 	if q.metricsOn {
 		o.UnfinishedWork = q.metrics.updateUnfinishedWork
 	}
-	q.b.Init(o)
-	if q.b.Err() != nil {
-		q.discarded.Store(true)
+	if err := q.b.Init(o); err != nil {
+		return nil, err
 	}
 	// an unreachable queue lets go of its kernel queue and its goroutine
 	runtime.SetFinalizer(q, func(q *Queue[T]) { q.b.Finalize() })
-	return q
+	return q, nil
 }
 
-// Err says why the kernel queue could not be made, or nil.
-func (q *Queue[T]) Err() error {
-	return q.b.Err()
+// Backend is wq.dev/go/workqueue's BackendKernel.
+func (q *Queue[T]) Backend() (wq.Backend, error) {
+	return wq.BackendKernel, nil
 }
 
 // Refused returns how many adds the kernel refused (its limit of items

@@ -1,60 +1,18 @@
 package workqueue
 
-// AddAfter: on a queue of this package the delay is the kernel's (an
-// hrtimer-driven heap; a key already waiting keeps the earlier of its two
-// ready times, and ShutDown drops the waiting keys). With a custom queue
-// or a fake clock, the delay runs in Go, on the clock, and the item is
-// then added as by Add.
+// AddAfter: on a kernel queue the delay is the kernel's (an hrtimer-driven
+// heap; a key already waiting keeps the earlier of its two ready times,
+// and ShutDown drops the waiting keys). A custom queue or a fake clock
+// gets client-go's delaying queue, in process.
 
 import (
-	"sync"
 	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 
 	"wq.dev/go/internal/kq"
 )
-
-// DelayingInterface is an Interface that can Add an item at a later time.
-// This makes it easier to requeue items after failures without ending up
-// in a hot-loop.
-//
-// Deprecated: use TypedDelayingInterface instead.
-type DelayingInterface TypedDelayingInterface[any]
-
-// TypedDelayingInterface is an Interface that can Add an item at a later
-// time. This makes it easier to requeue items after failures without
-// ending up in a hot-loop.
-type TypedDelayingInterface[T comparable] interface {
-	TypedInterface[T]
-	// AddAfter adds an item to the workqueue after the indicated duration
-	// has passed
-	AddAfter(item T, duration time.Duration)
-}
-
-// DelayingQueueConfig specifies optional configurations to customize a
-// DelayingInterface.
-//
-// Deprecated: use TypedDelayingQueueConfig instead.
-type DelayingQueueConfig = TypedDelayingQueueConfig[any]
-
-// TypedDelayingQueueConfig specifies optional configurations to customize
-// a TypedDelayingInterface.
-type TypedDelayingQueueConfig[T comparable] struct {
-	// Name for the queue. If unnamed, the metrics will not be
-	// registered.
-	Name string
-
-	// MetricsProvider optionally allows specifying a metrics provider to
-	// use for the queue instead of the global provider.
-	MetricsProvider MetricsProvider
-
-	// Clock optionally allows injecting a real or fake clock for testing
-	// purposes; a fake one runs the delays in Go.
-	Clock WithTicker
-
-	// Queue optionally allows injecting custom queue Interface instead of
-	// the default one; its delays run in Go.
-	Queue TypedInterface[T]
-}
 
 // NewDelayingQueue constructs a new workqueue with delayed queuing
 // ability. It does not emit metrics.
@@ -86,37 +44,34 @@ func TypedNewDelayingQueue[T comparable]() TypedDelayingInterface[T] {
 }
 
 // NewTypedDelayingQueueWithConfig constructs a new workqueue with options
-// to customize different properties.
+// to customize different properties: a kernel queue (config.Queue nil, or
+// a kernel queue of this package), or client-go's in-process delaying
+// queue (a Queue of another kind, a Clock that is not the real one, no
+// usable kernel; BackendOf says which, and why).
 func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConfig[T]) TypedDelayingInterface[T] {
-	return newDelaying(config, nil)
-}
-
-// newDelaying: with lim, the queue made here gets that kernel limiter.
-func newDelaying[T comparable](config TypedDelayingQueueConfig[T], lim *kq.Limiter) *delayingType[T] {
-	if config.Clock == nil {
-		config.Clock = RealClock{}
+	var why error
+	switch q := config.Queue.(type) {
+	case nil:
+		if why = kernelWhy(false, config.Clock); why == nil {
+			t, err := newKernelTyped(TypedQueueConfig[T]{Name: config.Name, MetricsProvider: config.MetricsProvider}, nil)
+			if err == nil {
+				return newDelaying(t, config.Name, config.MetricsProvider)
+			}
+			why = err
+		}
+	case *Typed[T]:
+		if _, why = q.Backend(); why == nil {
+			if !realClock(config.Clock) {
+				why = ErrFakeClock
+			} else {
+				return newDelaying(q, config.Name, config.MetricsProvider)
+			}
+		}
+	default:
+		why = ErrCustomQueue
 	}
-	d := &delayingType[T]{
-		clock:   config.Clock,
-		goDelay: fakeClock(config.Clock),
-		stopCh:  make(chan struct{}),
-		metrics: newRetryMetrics(config.Name, config.MetricsProvider),
-	}
-	if config.Queue == nil {
-		d.base = newTyped(TypedQueueConfig[T]{
-			Name:            config.Name,
-			MetricsProvider: config.MetricsProvider,
-			Clock:           config.Clock,
-		}, lim)
-		config.Queue = d.base
-	} else if b, ok := config.Queue.(*Typed[T]); ok {
-		d.base = b
-	}
-	if d.base == nil {
-		d.goDelay = true
-	}
-	d.TypedInterface = config.Queue
-	return d
+	return &localDelaying[T]{workqueue.NewTypedDelayingQueueWithConfig(config),
+		inProcess(config.Logger, config.Name, why)}
 }
 
 // NewDelayingQueueWithCustomQueue constructs a new workqueue with ability
@@ -139,69 +94,47 @@ func NewNamedDelayingQueue(name string) DelayingInterface {
 }
 
 // NewDelayingQueueWithCustomClock constructs a new named workqueue with
-// ability to inject real or fake clock for testing purposes.
+// ability to inject real or fake clock for testing purposes (a fake one
+// makes it client-go's in-process queue).
 //
 // Deprecated: Use NewDelayingQueueWithConfig instead.
-func NewDelayingQueueWithCustomClock(clock WithTicker, name string) DelayingInterface {
+func NewDelayingQueueWithCustomClock(clock clock.WithTicker, name string) DelayingInterface {
 	return NewDelayingQueueWithConfig(DelayingQueueConfig{
 		Name:  name,
 		Clock: clock,
 	})
 }
 
-// delayingType wraps an Interface and provides delayed re-enqueuing.
+// delayingType is a kernel queue with the kernel's delays.
 type delayingType[T comparable] struct {
-	TypedInterface[T]
-
-	base    *Typed[T] // the kernel queue, if the queue is this package's
-	goDelay bool      // delays run in Go (custom queue, fake clock)
-	clock   Clock
-
-	stopCh   chan struct{}
-	stopOnce sync.Once
-	metrics  retryMetrics
+	*Typed[T]
+	retries retryMetrics
 }
 
-// ShutDown stops the delays and shuts the queue down (once, as
-// client-go's).
-func (q *delayingType[T]) ShutDown() {
-	q.stopOnce.Do(func() {
-		q.TypedInterface.ShutDown()
-		close(q.stopCh)
-	})
+func newDelaying[T comparable](t *Typed[T], name string, mp MetricsProvider) *delayingType[T] {
+	return &delayingType[T]{Typed: t, retries: newRetryMetrics(name, mp)}
 }
 
-// Err says why the kernel queue could not be made, or nil (a caller may
-// ask it through interface{ Err() error }).
-func (q *delayingType[T]) Err() error {
-	if e, ok := q.TypedInterface.(interface{ Err() error }); ok {
-		return e.Err()
-	}
-	return nil
-}
-
-// AddAfter adds the given item to the work queue after the given delay.
+// AddAfter adds the given item to the work queue after the given delay
+// (at once if it is not positive); an item already waiting keeps the
+// earlier time.
 func (q *delayingType[T]) AddAfter(item T, duration time.Duration) {
 	// don't add if we're already shutting down
 	if q.ShuttingDown() {
 		return
 	}
-	q.metrics.retry()
-	if !q.goDelay {
-		q.base.add(item, kq.AddAfter, duration)
-		return
-	}
-	// immediately add things with no delay
-	if duration <= 0 {
-		q.Add(item)
-		return
-	}
-	ch := q.clock.After(duration)
-	go func() {
-		select {
-		case <-ch:
-			q.Add(item)
-		case <-q.stopCh:
-		}
-	}()
+	q.retries.retry()
+	q.add(item, kq.AddAfter, duration)
+}
+
+// localDelaying is client-go's delaying queue, with why it is not the
+// kernel's.
+type localDelaying[T comparable] struct {
+	TypedDelayingInterface[T]
+	why error
+}
+
+// Backend is BackendInProcess, and why.
+func (q *localDelaying[T]) Backend() (Backend, error) {
+	return BackendInProcess, q.why
 }

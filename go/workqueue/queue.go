@@ -1,105 +1,26 @@
 package workqueue
 
-// The queue: client-go's Interface over a private kernel queue. Every
-// constructor makes a queue of its own in the kernel (no name, reachable
-// only through this process's handle; freed when the handle is closed),
-// and every call is one system call: the dedup FIFO with its dirty and
-// processing sets lives in the kernel, the items in the process
-// (wq.dev/go/internal/intern). What this queue shares with package
-// priorityqueue's (the kernel queue, its items, its life) is
-// wq.dev/go/internal/base's.
+// The queue: client-go's TypedInterface over a private kernel queue.
+// Every constructor makes a queue of its own in the kernel (no name,
+// reachable only through this process's handle; freed when the handle is
+// closed), and every call is one system call: the dedup FIFO with its
+// dirty and processing sets lives in the kernel, the items in the process
+// (wq.dev/go/internal/intern). Where the kernel cannot serve the
+// constructor (backend.go), the queue is client-go's own, in process.
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"wq.dev/go/internal/base"
 	"wq.dev/go/internal/kq"
 )
-
-// Interface is TypedInterface over any item.
-//
-// Deprecated: Interface is deprecated, use TypedInterface instead.
-type Interface TypedInterface[any]
-
-// TypedInterface is a work queue: a dedup FIFO whose items are processed
-// by one worker at a time.
-type TypedInterface[T comparable] interface {
-	Add(item T)
-	Len() int
-	Get() (item T, shutdown bool)
-	Done(item T)
-	ShutDown()
-	ShutDownWithDrain()
-	ShuttingDown() bool
-}
-
-// Queue is client-go's pluggable storage for items. The kernel keeps the
-// order here; a Queue given in a config gets Touch when an Add coalesces
-// with an item already queued (not when it is processing), as client-go
-// calls it, and nothing else.
-type Queue[T comparable] interface {
-	// Touch can be hooked when an existing item is added again.
-	Touch(item T)
-	// Push adds a new item.
-	Push(item T)
-	// Len tells the total number of items.
-	Len() int
-	// Pop retrieves an item.
-	Pop() (item T)
-}
-
-// DefaultQueue is a slice based FIFO queue.
-func DefaultQueue[T comparable]() Queue[T] {
-	return new(queue[T])
-}
-
-// queue is a slice which implements Queue.
-type queue[T comparable] []T
-
-func (q *queue[T]) Touch(item T) {}
-
-func (q *queue[T]) Push(item T) {
-	*q = append(*q, item)
-}
-
-func (q *queue[T]) Len() int {
-	return len(*q)
-}
-
-func (q *queue[T]) Pop() (item T) {
-	item = (*q)[0]
-	(*q)[0] = *new(T)
-	*q = (*q)[1:]
-	return item
-}
-
-// QueueConfig specifies optional configurations to customize an Interface.
-//
-// Deprecated: use TypedQueueConfig instead.
-type QueueConfig = TypedQueueConfig[any]
-
-// TypedQueueConfig specifies optional configurations to customize a
-// TypedInterface.
-type TypedQueueConfig[T comparable] struct {
-	// Name for the queue. If unnamed, the metrics will not be
-	// registered. (The kernel queue has no name either way.)
-	Name string
-
-	// MetricsProvider optionally allows specifying a metrics provider to
-	// use for the queue instead of the global provider.
-	MetricsProvider MetricsProvider
-
-	// Clock for the metrics' times.
-	Clock WithTicker
-
-	// Queue gets Touch when an Add coalesces with a queued item; the
-	// order is the kernel's.
-	Queue Queue[T]
-}
 
 // New constructs a new work queue (see the package comment).
 //
@@ -126,7 +47,9 @@ func NewWithConfig(config QueueConfig) *Type {
 }
 
 // NewTypedWithConfig constructs a new workqueue with ability to customize
-// different properties.
+// different properties: a kernel queue, or client-go's in-process one if
+// the config has a Queue or a Clock that is not the real one, or the
+// kernel cannot serve it (BackendOf says which, and why).
 func NewTypedWithConfig[T comparable](config TypedQueueConfig[T]) *Typed[T] {
 	return newTyped(config, nil)
 }
@@ -145,71 +68,97 @@ func NewNamed(name string) *Type {
 // Deprecated: Use Typed instead.
 type Type = Typed[any]
 
-// Typed is a work queue in the kernel: Add, Get, Done and the rest are
-// one system call each. It holds as many distinct items as the module lets
-// one queue hold (max_items_limit, or unpriv_max_items without
-// CAP_SYS_RESOURCE: 262144 by default); an Add the kernel refuses (that
-// limit, the owner's key-byte quota, memory) is counted (Refused) and
-// logged once per kind, where client-go's Add never fails. If the kernel
-// queue cannot be made (no /dev/wq, the queue quota), Err says why (and
-// it is logged), and the queue is shut down from the start: Add does
-// nothing and Get returns shutdown.
+// Typed is a work queue, with the method set of client-go's Typed and its
+// behaviour: in the kernel, each call is one system call. It holds as
+// many distinct items as the module lets one queue hold (max_items_limit,
+// or unpriv_max_items without CAP_SYS_RESOURCE: 262144 by default); an Add
+// the kernel refuses (that limit, the owner's key-byte quota, memory) is
+// counted (Refused) and logged once per kind, where client-go's Add never
+// fails. Where the kernel cannot serve the constructor, a Typed is
+// client-go's in-process queue (BackendOf).
+//
+// Typed is the one type of client-go's package this package has of its
+// own: client-go's is a struct whose methods are its in-process queue.
 type Typed[T comparable] struct {
-	b base.Queue[T, meta] // the kernel queue and its items
+	local *workqueue.Typed[T] // client-go's in-process queue, or nil
+	why   error               // why in-process
 
-	touchMu sync.Mutex
-	touch   Queue[T]
+	b base.Queue[T, meta] // the kernel queue and its items
 
 	metrics   queueMetrics[T]
 	metricsOn bool
-}
 
-// kqError wraps the kernel's errno with the call that got it, so that
-// errors.Is(err, syscall.EEXIST) works.
-func kqError(call string, e syscall.Errno) error {
-	return wrap(kq.Error(call, e))
-}
-
-// wrap says an error of the kernel plumbing is this package's.
-func wrap(err error) error {
-	return fmt.Errorf("workqueue: %w", err)
+	// ShutDownWithDrain waits for the items being processed (the
+	// kernel's count), woken by Done and ShutDown.
+	draining atomic.Int32
+	cancels  atomic.Uint64
+	wake     notifier
 }
 
 // meta: what a queue with metrics records of an item: counted as added
 // and not yet handed out (metrics.go).
 type meta struct{ counted bool }
 
-// newTyped makes the kernel queue with limiter lim (nil: none).
-func newTyped[T comparable](config TypedQueueConfig[T], lim *kq.Limiter) *Typed[T] {
-	clock := config.Clock
-	if clock == nil {
-		clock = RealClock{}
+// kernelWhy says why a queue of this config cannot be the kernel's, or
+// nil: custom storage, a clock the kernel cannot follow, no usable module.
+func kernelWhy(custom bool, c clock.WithTicker) error {
+	switch {
+	case custom:
+		return ErrCustomQueue
+	case !realClock(c):
+		return ErrFakeClock
 	}
-	t := &Typed[T]{
-		touch:   config.Queue,
-		metrics: newQueueMetrics[T](config.MetricsProvider, config.Name, clock),
+	return kernelReady()
+}
+
+// newTyped makes a kernel queue, or client-go's in-process queue (logged
+// to logger, if not nil).
+func newTyped[T comparable](config TypedQueueConfig[T], logger *klog.Logger) *Typed[T] {
+	why := kernelWhy(config.Queue != nil, config.Clock)
+	if why == nil {
+		t, err := newKernelTyped(config, nil)
+		if err == nil {
+			return t
+		}
+		why = err
 	}
+	return &Typed[T]{local: workqueue.NewTypedWithConfig(config), why: inProcess(logger, config.Name, why)}
+}
+
+// newKernelTyped makes a kernel queue with limiter lim, or says why it
+// cannot.
+func newKernelTyped[T comparable](config TypedQueueConfig[T], lim *kq.Limiter) (*Typed[T], error) {
+	t := &Typed[T]{metrics: newQueueMetrics[T](config.MetricsProvider, config.Name)}
 	_, noop := t.metrics.(noMetrics[T])
 	t.metricsOn = !noop
 	o := base.Options{Pkg: "workqueue", Name: config.Name, Limiter: lim,
-		NewTicker: func(d time.Duration) base.Ticker { return clock.NewTicker(d) }}
+		NewTicker: func(d time.Duration) base.Ticker { return clock.RealClock{}.NewTicker(d) }}
 	if t.metricsOn {
 		o.UnfinishedWork = t.metrics.updateUnfinishedWork
 	}
-	t.b.Init(o)
+	if err := t.b.Init(o); err != nil {
+		return nil, err
+	}
 	// an unreachable queue lets go of its kernel queue and its goroutine
 	runtime.SetFinalizer(t, func(t *Typed[T]) { t.b.Finalize() })
-	return t
+	return t, nil
 }
 
-// Err says why the kernel queue could not be made, or nil.
-func (q *Typed[T]) Err() error {
-	return q.b.Err()
+// Backend says what serves the queue: the kernel (nil error), or
+// client-go's in-process queue and why (see BackendOf).
+func (q *Typed[T]) Backend() (Backend, error) {
+	if q.local != nil {
+		return BackendInProcess, q.why
+	}
+	return BackendKernel, nil
 }
 
 // Refused returns how many adds the kernel refused (not counting those
-// after ShutDown, which client-go ignores too).
+// after ShutDown, which client-go ignores too); 0 in process.
 func (q *Typed[T]) Refused() uint64 {
+	if q.local != nil {
+		return 0
+	}
 	return q.b.Refused()
 }
 
@@ -217,10 +166,14 @@ func (q *Typed[T]) Refused() uint64 {
 // items will silently be ignored and not queued or marked as dirty for
 // reprocessing.
 func (q *Typed[T]) Add(item T) {
+	if q.local != nil {
+		q.local.Add(item)
+		return
+	}
 	q.add(item, 0, 0)
 }
 
-// add: Add (flags 0), AddAfter (addAfter, d) or AddRateLimited.
+// add: Add (flags 0), AddAfter (kq.AddAfter, d) or AddRateLimited.
 func (q *Typed[T]) add(item T, flags uint32, d time.Duration) {
 	var count func(m *meta, out int, _ time.Duration)
 	if q.metricsOn {
@@ -231,19 +184,14 @@ func (q *Typed[T]) add(item T, flags uint32, d time.Duration) {
 			}
 		}
 	}
-	if out, ok := q.b.Add(item, flags, d, 0, count); ok && out == kq.AddedCoalesced && q.touch != nil {
-		q.touchItem(item)
-	}
-}
-
-func (q *Typed[T]) touchItem(item T) {
-	q.touchMu.Lock()
-	defer q.touchMu.Unlock()
-	q.touch.Touch(item)
+	q.b.Add(item, flags, d, 0, count)
 }
 
 // Len returns the current queue length, for informational purposes only.
 func (q *Typed[T]) Len() int {
+	if q.local != nil {
+		return q.local.Len()
+	}
 	qi, ok := q.b.Stat()
 	if !ok {
 		return 0
@@ -256,6 +204,9 @@ func (q *Typed[T]) Len() int {
 // item when you have finished processing it. A goroutine waiting here
 // holds no OS thread.
 func (q *Typed[T]) Get() (item T, shutdown bool) {
+	if q.local != nil {
+		return q.local.Get()
+	}
 	ent, _, ok := q.b.Get()
 	if !ok {
 		return item, true
@@ -277,48 +228,85 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 // again while it was being processed, it will be re-added to the queue
 // for re-processing.
 func (q *Typed[T]) Done(item T) {
-	if q.b.K == nil {
+	if q.local != nil {
+		q.local.Done(item)
 		return
 	}
 	q.metrics.done(item)
 	q.b.Done(item, nil)
-}
-
-// forget: the kernel limiter forgets item.
-func (q *Typed[T]) forget(item T) {
-	q.b.Forget(item)
-}
-
-// addRateLimited: the kernel limiter's delay.
-func (q *Typed[T]) addRateLimited(item T) {
-	q.add(item, kq.AddRateLimited, 0)
-}
-
-// numRequeues: the kernel limiter's count of item's failures.
-func (q *Typed[T]) numRequeues(item T) int {
-	return q.b.NumRequeues(item)
+	if q.draining.Load() > 0 {
+		q.wake.notify()
+	}
 }
 
 // ShutDown will cause q to ignore all new items added to it. Worker
 // goroutines will continue processing items in the queue until it is
-// empty and then receive the shutdown signal. It also cuts short a
-// ShutDownWithDrain.
+// empty and then receive the shutdown signal. It also makes a
+// ShutDownWithDrain under way return.
 func (q *Typed[T]) ShutDown() {
-	q.b.Shutdown(0, true)
+	if q.local != nil {
+		q.local.ShutDown()
+		return
+	}
+	q.cancels.Add(1)
+	q.b.Shutdown(0, false)
+	q.wake.notify()
 }
 
-// ShutDownWithDrain is equivalent to ShutDown but waits until all items
-// in the queue have been processed: the kernel's drain, which waits until
-// nothing is queued or processing (client-go waits only for the items
-// being processed). ShutDown can be called after ShutDownWithDrain to
-// force ShutDownWithDrain to stop waiting. Workers must call Done on an
-// item after processing it, otherwise ShutDownWithDrain will block
-// indefinitely.
+// ShutDownWithDrain is ShutDown, and then waits, as client-go's does,
+// until every item handed out by Get has been Done (items still queued
+// are not waited for: Get keeps handing them out). ShutDown can be called
+// after ShutDownWithDrain to force ShutDownWithDrain to stop waiting.
+// Workers must call Done on an item after processing it, otherwise
+// ShutDownWithDrain will block indefinitely.
 func (q *Typed[T]) ShutDownWithDrain() {
-	q.b.Shutdown(kq.ShutdownDrain, false)
+	if q.local != nil {
+		q.local.ShutDownWithDrain()
+		return
+	}
+	q.draining.Add(1)
+	defer q.draining.Add(-1)
+	c := q.cancels.Load()
+	q.b.Shutdown(0, false)
+	for q.cancels.Load() == c {
+		woken := q.wake.wait()
+		qi, ok := q.b.Stat()
+		if !ok || qi.Processing == 0 {
+			return
+		}
+		<-woken
+	}
 }
 
 // ShuttingDown says whether ShutDown (or ShutDownWithDrain) was called.
 func (q *Typed[T]) ShuttingDown() bool {
+	if q.local != nil {
+		return q.local.ShuttingDown()
+	}
 	return q.b.ShuttingDown()
+}
+
+// notifier wakes every goroutine that waits on it.
+type notifier struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait returns a channel that the next notify closes.
+func (n *notifier) wait() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch == nil {
+		n.ch = make(chan struct{})
+	}
+	return n.ch
+}
+
+func (n *notifier) notify() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch != nil {
+		close(n.ch)
+		n.ch = nil
+	}
 }

@@ -1,63 +1,18 @@
 package workqueue
 
-// AddRateLimited: with a limiter of this package on a queue of this
-// package, the kernel's limiter (exact; its failure counts are the
-// kernel's, for Forget and NumRequeues too); otherwise the limiter runs in
-// Go and the item is added after its When.
+// AddRateLimited: with a limiter of this package's constructors on a
+// kernel queue, the kernel's limiter (exact; its failure counts are the
+// kernel's, for Forget and NumRequeues too); with any other limiter, the
+// limiter runs in Go and the item is added after its When, with the
+// kernel's delay. A custom delaying queue or a fake clock gets
+// client-go's in-process queue.
 
-import "wq.dev/go/internal/kq"
+import (
+	"k8s.io/client-go/util/workqueue"
 
-// RateLimitingInterface is an interface that rate limits items being added
-// to the queue.
-//
-// Deprecated: Use TypedRateLimitingInterface instead.
-type RateLimitingInterface TypedRateLimitingInterface[any]
-
-// TypedRateLimitingInterface is an interface that rate limits items being
-// added to the queue.
-type TypedRateLimitingInterface[T comparable] interface {
-	TypedDelayingInterface[T]
-
-	// AddRateLimited adds an item to the workqueue after the rate limiter
-	// says it's ok
-	AddRateLimited(item T)
-
-	// Forget indicates that an item is finished being retried. Doesn't
-	// matter whether it's for perm failing or for success, we'll stop the
-	// rate limiter from tracking it. This only clears the `rateLimiter`,
-	// you still have to call `Done` on the queue.
-	Forget(item T)
-
-	// NumRequeues returns back how many times the item was requeued
-	NumRequeues(item T) int
-}
-
-// RateLimitingQueueConfig specifies optional configurations to customize a
-// RateLimitingInterface.
-//
-// Deprecated: Use TypedRateLimitingQueueConfig instead.
-type RateLimitingQueueConfig = TypedRateLimitingQueueConfig[any]
-
-// TypedRateLimitingQueueConfig specifies optional configurations to
-// customize a TypedRateLimitingInterface.
-type TypedRateLimitingQueueConfig[T comparable] struct {
-	// Name for the queue. If unnamed, the metrics will not be
-	// registered.
-	Name string
-
-	// MetricsProvider optionally allows specifying a metrics provider to
-	// use for the queue instead of the global provider.
-	MetricsProvider MetricsProvider
-
-	// Clock optionally allows injecting a real or fake clock for testing
-	// purposes; a fake one runs the delays and the limiter in Go.
-	Clock WithTicker
-
-	// DelayingQueue optionally allows injecting custom delaying queue
-	// DelayingInterface instead of the default one; the limiter then
-	// runs in Go.
-	DelayingQueue TypedDelayingInterface[T]
-}
+	"wq.dev/go/internal/kq"
+	"wq.dev/go/internal/limiters"
+)
 
 // NewRateLimitingQueue constructs a new workqueue with rateLimited
 // queuing ability. Remember to call Forget! If you don't, you may end up
@@ -87,29 +42,31 @@ func NewRateLimitingQueueWithConfig(rateLimiter RateLimiter, config RateLimiting
 // NewTypedRateLimitingQueueWithConfig constructs a new workqueue with
 // rateLimited queuing ability with options to customize different
 // properties. Remember to call Forget! If you don't, you may end up
-// tracking failures forever.
+// tracking failures forever. A kernel queue (config.DelayingQueue nil, or
+// a kernel queue of this package), or client-go's in-process one
+// (BackendOf says which, and why).
 func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimiter[T], config TypedRateLimitingQueueConfig[T]) TypedRateLimitingInterface[T] {
-	r := &rateLimitingType[T]{rateLimiter: rateLimiter}
-	if config.DelayingQueue != nil {
-		r.TypedDelayingInterface = config.DelayingQueue
-		return r
+	var why error
+	switch d := config.DelayingQueue.(type) {
+	case nil:
+		if why = kernelWhy(false, config.Clock); why == nil {
+			lim, _ := limiters.Kernel(rateLimiter) // nil: the limiter runs in Go
+			t, err := newKernelTyped(TypedQueueConfig[T]{Name: config.Name, MetricsProvider: config.MetricsProvider}, lim)
+			if err == nil {
+				return &rateLimitingType[T]{newDelaying(t, config.Name, config.MetricsProvider),
+					rateLimiter, t.b.KernelLimiter}
+			}
+			why = err
+		}
+	case *delayingType[T]:
+		return &rateLimitingType[T]{d, rateLimiter, false}
+	default:
+		if _, why = BackendOf(d); why == nil || why == ErrNotOurs {
+			why = ErrCustomQueue
+		}
 	}
-	dconf := TypedDelayingQueueConfig[T]{
-		Name:            config.Name,
-		MetricsProvider: config.MetricsProvider,
-		Clock:           config.Clock,
-	}
-	var lim *kq.Limiter // none: the limiter runs in Go
-	if l, ok := kernelLimiter(rateLimiter); ok && !fakeClock(config.Clock) {
-		lim = l
-	}
-	d := newDelaying(dconf, lim)
-	r.TypedDelayingInterface = d
-	r.delaying = d
-	if d.base != nil && d.base.b.KernelLimiter {
-		r.kernel = d.base
-	}
-	return r
+	return &localRateLimiting[T]{workqueue.NewTypedRateLimitingQueueWithConfig(rateLimiter, config),
+		inProcess(nil, config.Name, why)}
 }
 
 // NewNamedRateLimitingQueue constructs a new named workqueue with
@@ -133,55 +90,57 @@ func NewRateLimitingQueueWithDelayingInterface(di DelayingInterface, rateLimiter
 	})
 }
 
-// rateLimitingType wraps an Interface and provides rateLimited
-// re-enqueuing.
+// rateLimitingType is a kernel queue with a limiter: the kernel's, or
+// one that runs in Go.
 type rateLimitingType[T comparable] struct {
-	TypedDelayingInterface[T]
+	*delayingType[T]
 
 	rateLimiter TypedRateLimiter[T]
-	delaying    *delayingType[T] // this package's, if not injected
-	kernel      *Typed[T]        // applies rateLimiter itself, or nil
+	kernel      bool // the kernel applies rateLimiter
 }
 
 // AddRateLimited AddAfter's the item based on the time when the rate
 // limiter says it's ok.
 func (q *rateLimitingType[T]) AddRateLimited(item T) {
-	if q.kernel == nil {
-		q.TypedDelayingInterface.AddAfter(item, q.rateLimiter.When(item))
+	if !q.kernel {
+		q.AddAfter(item, q.rateLimiter.When(item))
 		return
 	}
 	if q.ShuttingDown() {
 		return
 	}
-	q.delaying.metrics.retry()
-	q.kernel.addRateLimited(item)
+	q.retries.retry()
+	q.add(item, kq.AddRateLimited, 0)
 }
 
 // NumRequeues returns back how many times the item was requeued.
 func (q *rateLimitingType[T]) NumRequeues(item T) int {
-	if q.kernel != nil {
-		return q.kernel.numRequeues(item)
+	if q.kernel {
+		return q.b.NumRequeues(item)
 	}
 	return q.rateLimiter.NumRequeues(item)
 }
 
-// Forget indicates that an item is finished being retried (by the
-// kernel's limiter, and by the limiter object, which a caller may also
-// have asked When).
+// Forget indicates that an item is finished being retried. Doesn't
+// matter whether it's for perm failing or for success, we'll stop the
+// rate limiter from tracking it. This only clears the `rateLimiter`, you
+// still have to call `Done` on the queue.
 func (q *rateLimitingType[T]) Forget(item T) {
-	if q.kernel != nil {
-		q.kernel.forget(item)
+	if q.kernel {
+		q.b.Forget(item)
+		return
 	}
-	if q.rateLimiter != nil {
-		q.rateLimiter.Forget(item)
-	}
+	q.rateLimiter.Forget(item)
 }
 
-// Err says why the kernel queue could not be made, or nil (a caller may
-// ask it through interface{ Err() error }).
-func (q *rateLimitingType[T]) Err() error {
-	if e, ok := q.TypedDelayingInterface.(interface{ Err() error }); ok {
-		return e.Err()
-	}
-	return nil
+// localRateLimiting is client-go's rate-limiting queue, with why it is not
+// the kernel's.
+type localRateLimiting[T comparable] struct {
+	TypedRateLimitingInterface[T]
+	why error
+}
+
+// Backend is BackendInProcess, and why.
+func (q *localRateLimiting[T]) Backend() (Backend, error) {
+	return BackendInProcess, q.why
 }

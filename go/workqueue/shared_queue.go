@@ -16,7 +16,19 @@ import (
 
 	"wq.dev/go/internal/base"
 	"wq.dev/go/internal/kq"
+	"wq.dev/go/internal/limiters"
 )
+
+// kqError wraps the kernel's errno with the call that got it, so that
+// errors.Is(err, syscall.EEXIST) works.
+func kqError(call string, e syscall.Errno) error {
+	return wrap(kq.Error(call, e))
+}
+
+// wrap says an error of the kernel plumbing is this package's.
+func wrap(err error) error {
+	return fmt.Errorf("workqueue: %w", err)
+}
 
 // keyBufs: heap buffers for the keys Get receives (the kernel writes them).
 var keyBufs = sync.Pool{New: func() any { return new([kq.KeyMax]byte) }}
@@ -76,7 +88,7 @@ func NewSharedRateLimitingQueue(cfg SharedQueueConfig) (*SharedQueue, error) {
 	if l == nil {
 		l = DefaultTypedControllerRateLimiter[string]()
 	}
-	lim, ok := kernelLimiter(l)
+	lim, ok := limiters.Kernel(l)
 	if !ok {
 		return nil, kqError(fmt.Sprintf("create %q: the limiter must be made of this package's", name), syscall.EINVAL)
 	}
@@ -88,6 +100,11 @@ func NewSharedRateLimitingQueue(cfg SharedQueueConfig) (*SharedQueue, error) {
 		return nil, wrap(err)
 	}
 	return &SharedQueue{k: k, name: name}, nil
+}
+
+// Backend is BackendKernel: a shared queue is the kernel's or none.
+func (q *SharedQueue) Backend() (Backend, error) {
+	return BackendKernel, nil
 }
 
 // keyBytes: key as heap memory the kernel may read (kq.Handle): make() of

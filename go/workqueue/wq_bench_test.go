@@ -98,7 +98,7 @@ func cycle(b *testing.B, q benchQueue) {
 
 func kernelQueue(b *testing.B) *workqueue.Typed[string] {
 	q := workqueue.NewTyped[string]()
-	if err := q.Err(); err != nil {
+	if _, err := workqueue.BackendOf(q); err != nil {
 		b.Fatal(err)
 	}
 	return q

@@ -1,19 +1,22 @@
 package workqueue
 
-// Tests that need no kernel: the limiters' kernel form and the bucket's
-// arithmetic (the ABI's layout is checked in wq.dev/go/internal/kq).
+// Tests that need no kernel: which limiters are the kernel's and their
+// kernel form (the ABI's layout is checked in wq.dev/go/internal/kq).
 
 import (
-	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/time/rate"
+	"k8s.io/client-go/util/workqueue"
+
 	"wq.dev/go/internal/kq"
+	"wq.dev/go/internal/limiters"
 )
 
 func TestWqDefaultLimiterIsTheKernelDefault(t *testing.T) {
-	lim, ok := kernelLimiter(DefaultTypedControllerRateLimiter[string]())
+	lim, ok := limiters.Kernel(DefaultTypedControllerRateLimiter[string]())
 	if !ok {
 		t.Fatal("the default limiter cannot be the kernel's")
 	}
@@ -38,6 +41,7 @@ func TestWqLimiterKernelForms(t *testing.T) {
 	for i := range nine {
 		nine[i] = exp
 	}
+	literal := &BucketRateLimiter{Limiter: rate.NewLimiter(1, 1)}
 	cases := []struct {
 		name  string
 		l     RateLimiter
@@ -56,15 +60,19 @@ func TestWqLimiterKernelForms(t *testing.T) {
 		{"foreign", foreign{}, 0, 0, false},
 		{"foreign inside", NewMaxOfRateLimiter(exp, foreign{}), 0, 0, false},
 		{"nine terms", NewMaxOfRateLimiter(nine...), 0, 0, false},
+		{"client-go's own", workqueue.NewItemExponentialFailureRateLimiter(time.Millisecond, time.Second), 0, 0, false},
+		{"client-go's default", workqueue.DefaultControllerRateLimiter(), 0, 0, false},
+		{"a bucket literal", literal, 0, 0, false},
+		{"a bucket literal inside", NewMaxOfRateLimiter(exp, literal), 0, 0, false},
 	}
 	for _, c := range cases {
 		var l TypedRateLimiter[any]
 		if c.l != nil {
 			l = c.l
 		}
-		lim, ok := kernelLimiter(l)
+		lim, ok := limiters.Kernel(l)
 		if ok != c.ok {
-			t.Errorf("%s: convertible %v, want %v", c.name, ok, c.ok)
+			t.Errorf("%s: the kernel's %v, want %v", c.name, ok, c.ok)
 			continue
 		}
 		if !ok {
@@ -81,34 +89,29 @@ func TestWqLimiterKernelForms(t *testing.T) {
 			t.Errorf("%s: %d terms, want %d", c.name, n, c.terms)
 		}
 	}
-	if lim, _ := kernelLimiter(NewBucketRateLimiter(0.5, 3)); lim.Terms[0].A != 500000000 || lim.Terms[0].B != 3 {
+	if lim, _ := limiters.Kernel[any](NewBucketRateLimiter(0.5, 3)); lim.Terms[0].A != 500000000 || lim.Terms[0].B != 3 {
 		t.Errorf("bucket 0.5 qps, burst 3: %+v", lim.Terms[0])
 	}
 }
 
-func TestWqBucketArithmetic(t *testing.T) {
-	b := NewTypedBucketRateLimiter[int](1, 2)
-	if d := b.When(1); d != 0 {
-		t.Errorf("first token: %v", d)
+// The constructors return client-go's own limiters: the same types and,
+// on their own, client-go's arithmetic (default_rate_limiters_test.go,
+// client-go's, checks the numbers).
+func TestWqLimitersAreClientGos(t *testing.T) {
+	if _, ok := NewTypedItemExponentialFailureRateLimiter[int](time.Millisecond, time.Second).(*workqueue.TypedItemExponentialFailureRateLimiter[int]); !ok {
+		t.Error("the exponential limiter is not client-go's")
 	}
-	if d := b.When(2); d != 0 {
-		t.Errorf("second token: %v", d)
+	if _, ok := DefaultTypedControllerRateLimiter[int]().(*workqueue.TypedMaxOfRateLimiter[int]); !ok {
+		t.Error("the default limiter is not client-go's max-of")
+	}
+	b := NewTypedBucketRateLimiter[int](1, 2)
+	if b.Limiter.Limit() != 1 || b.Limiter.Burst() != 2 {
+		t.Errorf("bucket: %v qps, burst %d", b.Limiter.Limit(), b.Limiter.Burst())
+	}
+	if b.When(1) != 0 || b.When(2) != 0 {
+		t.Error("a full bucket of 2 made a wait")
 	}
 	if d := b.When(3); d < 900*time.Millisecond || d > time.Second {
 		t.Errorf("third token of 1 qps, burst 2: %v, want about 1s", d)
-	}
-	if b.NumRequeues(3) != 0 {
-		t.Error("a bucket counts no item")
-	}
-	if d := NewTypedBucketRateLimiter[int](0, 0).When(1); d != infDuration {
-		t.Errorf("burst 0: %v, want the longest Duration", d)
-	}
-	slow := NewTypedBucketRateLimiter[int](1e-10, 1)
-	slow.When(1)
-	if d := slow.When(1); d != infDuration {
-		t.Errorf("1e-10 qps: %v, want the longest Duration (no overflow)", d)
-	}
-	if d := NewTypedBucketRateLimiter[int](math.Inf(1), 0).When(1); d != 0 {
-		t.Errorf("infinite rate: %v", d)
 	}
 }

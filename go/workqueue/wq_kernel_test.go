@@ -18,6 +18,7 @@ import (
 
 	"wq.dev/go/internal/kq"
 	"wq.dev/go/internal/kqtest"
+	"wq.dev/go/internal/limiters"
 )
 
 // Items of any comparable type, keys the kernel could not hold as bytes
@@ -48,8 +49,8 @@ func TestWqItemsOfAnyType(t *testing.T) {
 	if n := q.b.In.Size(); n != 0 {
 		t.Errorf("%d items still kept after their Done", n)
 	}
-	if err := q.Err(); err != nil {
-		t.Error(err)
+	if b, err := BackendOf(q); b != BackendKernel || err != nil {
+		t.Errorf("BackendOf: %v %v", b, err)
 	}
 }
 
@@ -172,7 +173,7 @@ func TestWqRateLimiters(t *testing.T) {
 	kqtest.NeedKernel(t)
 	q := NewTypedRateLimitingQueue[string](NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second))
 	defer q.ShutDown()
-	if r := q.(*rateLimitingType[string]); r.kernel == nil {
+	if r := q.(*rateLimitingType[string]); !r.kernel {
 		t.Fatal("the exponential limiter is not the kernel's")
 	}
 	for i := 0; i < 3; i++ {
@@ -190,7 +191,7 @@ func TestWqRateLimiters(t *testing.T) {
 
 	f := NewTypedRateLimitingQueue[any](foreign{})
 	defer f.ShutDown()
-	if r := f.(*rateLimitingType[any]); r.kernel != nil {
+	if r := f.(*rateLimitingType[any]); r.kernel {
 		t.Fatal("a foreign limiter is the kernel's")
 	}
 	start := time.Now()
@@ -277,7 +278,7 @@ func TestWqMetrics(t *testing.T) {
 func TestWqInternerUnderConcurrency(t *testing.T) {
 	kqtest.NeedKernel(t)
 	q := NewTypedRateLimitingQueue[int](NewTypedItemExponentialFailureRateLimiter[int](time.Microsecond, time.Millisecond))
-	base := q.(*rateLimitingType[int]).delaying.base
+	base := q.(*rateLimitingType[int]).Typed
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for p := 0; p < 4; p++ {
@@ -329,7 +330,7 @@ func TestWqKernelLimiterIsClientGos(t *testing.T) {
 	lim := NewTypedMaxOfRateLimiter(
 		NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, 40*time.Millisecond),
 		NewTypedItemFastSlowRateLimiter[string](3*time.Millisecond, 30*time.Millisecond, 2))
-	kl, ok := kernelLimiter(lim)
+	kl, ok := limiters.Kernel(lim)
 	if !ok {
 		t.Fatal("not the kernel's")
 	}
@@ -472,4 +473,41 @@ func TestWqSharedCloseWakesGet(t *testing.T) {
 		t.Fatal("Get still blocked 30 s after Close")
 	}
 	runtime.KeepAlive(q)
+}
+
+// ShutDownWithDrain waits, as client-go's, for the items handed out, not
+// for the queued ones: with the workers gone it returns at once, and Get
+// still hands out what is queued.
+func TestWqDrainWaitsForProcessingOnly(t *testing.T) {
+	kqtest.NeedKernel(t)
+	q := NewTyped[string]()
+	q.Add("a")
+	q.Add("b")
+	q.Add("c")
+	it, _ := q.Get()
+	drained := make(chan struct{})
+	go func() { q.ShutDownWithDrain(); close(drained) }()
+	select {
+	case <-drained:
+		t.Fatal("ShutDownWithDrain returned while an item was being processed")
+	case <-time.After(100 * time.Millisecond):
+	}
+	q.Done(it)
+	select {
+	case <-drained:
+	case <-time.After(20 * time.Second):
+		t.Fatal("ShutDownWithDrain did not return after the last Done, with items queued")
+	}
+	if q.Len() != 2 {
+		t.Errorf("Len %d after the drain, want the 2 queued", q.Len())
+	}
+	for _, want := range []string{"b", "c"} {
+		if got, shut := q.Get(); shut || got != want {
+			t.Errorf("Get after the drain: %q %v, want %q", got, shut, want)
+		}
+		q.Done(want)
+	}
+	if _, shut := q.Get(); !shut {
+		t.Error("Get of an empty queue after the drain: not shutdown")
+	}
 }

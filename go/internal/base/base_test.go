@@ -71,39 +71,29 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// Without /dev/wq the queue is shut down from the start, and says why.
-func TestNoKernelShutsDown(t *testing.T) {
+// Without /dev/wq Init says why and starts no goroutine (the caller makes
+// an in-process queue instead).
+func TestNoKernelFails(t *testing.T) {
 	if _, err := os.Stat(kq.DevPath); err == nil {
-		t.Skip("/dev/wq is there")
+		t.Skip("/dev/wq is there: the guests' tests make kernel queues")
 	}
 	var b Queue[string, int]
-	updates := make(chan struct{}, 1)
-	b.Init(Options{Pkg: "test", Name: "q", UnfinishedWork: func() {
-		select {
-		case updates <- struct{}{}:
-		default:
-		}
-	}, NewTicker: func(time.Duration) Ticker { return realTicker{time.NewTicker(time.Millisecond)} }})
-	if err := b.Err(); err == nil || !strings.HasPrefix(err.Error(), "test: ") {
-		t.Fatalf("Err without /dev/wq: %v", err)
+	started := make(chan struct{}, 1)
+	err := b.Init(Options{Pkg: "test", Name: "q", UnfinishedWork: func() {}, NewTicker: func(time.Duration) Ticker {
+		started <- struct{}{}
+		return realTicker{time.NewTicker(time.Hour)}
+	}})
+	if err == nil || b.Err() != err {
+		t.Fatalf("Init without /dev/wq: %v (Err %v)", err, b.Err())
 	}
-	if !b.ShuttingDown() {
-		t.Error("not shutting down")
+	select {
+	case <-started:
+		t.Error("the metrics goroutine started")
+	case <-time.After(50 * time.Millisecond):
 	}
-	if _, ok := b.Add("a", 0, 0, 0, func(*int, int, time.Duration) { t.Error("an add recorded") }); ok {
-		t.Error("an add was taken")
+	if !strings.Contains(err.Error(), kq.DevPath) {
+		t.Errorf("the error does not name %s: %v", kq.DevPath, err)
 	}
-	if _, _, ok := b.Get(); ok {
-		t.Error("Get handed out an item")
-	}
-	if _, ok := b.Stat(); ok || b.NumRequeues("a") != 0 || b.Refused() != 0 {
-		t.Error("Stat, NumRequeues or Refused of no queue")
-	}
-	b.Done("a", nil)
-	b.Forget("a")
-	<-updates           // the metrics goroutine runs
-	b.Shutdown(0, true) // ends it, and waits for it
-	b.Finalize()
 }
 
 type realTicker struct{ t *time.Ticker }

@@ -10,11 +10,12 @@ package base
 import (
 	"errors"
 	"fmt"
-	"log"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"k8s.io/klog/v2"
 
 	"wq.dev/go/internal/intern"
 	"wq.dev/go/internal/kq"
@@ -66,9 +67,9 @@ type Ticker interface {
 }
 
 // Init makes the kernel queue (kq.NewPrivate) and starts the metrics
-// goroutine. If the kernel queue cannot be made, Err says why (prefixed
-// with o.Pkg), it is logged, and the queue is shut down from the start.
-func (b *Queue[T, M]) Init(o Options) {
+// goroutine. If the kernel queue cannot be made it returns why, and the
+// queue must not be used: the caller makes an in-process queue instead.
+func (b *Queue[T, M]) Init(o Options) error {
 	b.In = intern.New[T, M]()
 	b.stopCh = make(chan struct{})
 	b.loopDone = make(chan struct{})
@@ -78,15 +79,14 @@ func (b *Queue[T, M]) Init(o Options) {
 	}
 	b.K, b.KernelLimiter, b.err = kq.NewPrivate(o.Flags, o.StarveNs, o.Limiter)
 	if b.err != nil {
-		b.err = fmt.Errorf("%s: %w", o.Pkg, b.err)
-		log.Printf("%s: the queue %q is shut down from the start: %v", o.Pkg, o.Name, b.err)
-		b.shuttingDown.Store(true)
+		return b.err
 	}
 	if o.UnfinishedWork == nil {
 		close(b.loopDone)
-		return
+		return nil
 	}
 	go unfinishedWorkLoop(o.UnfinishedWork, o.NewTicker, b.stopCh, b.loopDone)
+	return nil
 }
 
 func unfinishedWorkLoop(update func(), newTicker func(time.Duration) Ticker, stop <-chan struct{}, done chan<- struct{}) {
@@ -287,7 +287,7 @@ func (r *Refusals) Note(e syscall.Errno, msg string, err error) {
 	}
 	r.n.Add(1)
 	if _, seen := r.logged.LoadOrStore(e, struct{}{}); !seen {
-		log.Printf("%s (further ones of this kind are only counted): %v", msg, err)
+		klog.Errorf("%s (further ones of this kind are only counted): %v", msg, err)
 	}
 }
 

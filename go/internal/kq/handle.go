@@ -68,20 +68,33 @@ func open(call string, req uintptr, arg unsafe.Pointer) (*Handle, error) {
 var (
 	moduleInfoOnce sync.Once
 	moduleInfo     ModuleInfo
+	moduleErr      error
 )
 
+func readModule() {
+	fd, err := syscall.Open(DevPath, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		moduleErr = fmt.Errorf("open %s: %w", DevPath, err)
+		return
+	}
+	defer syscall.Close(fd)
+	if _, e := ioctl(uintptr(fd), IocModuleInfo, unsafe.Pointer(&moduleInfo)); e != 0 {
+		moduleErr = Error(DevPath+": module info", e)
+	}
+}
+
 // Module returns the module's limits and features (zero if /dev/wq
-// cannot say).
+// cannot say: ModuleErr tells why).
 func Module() *ModuleInfo {
-	moduleInfoOnce.Do(func() {
-		fd, err := syscall.Open(DevPath, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != nil {
-			return
-		}
-		ioctl(uintptr(fd), IocModuleInfo, unsafe.Pointer(&moduleInfo))
-		syscall.Close(fd)
-	})
+	moduleInfoOnce.Do(readModule)
 	return &moduleInfo
+}
+
+// ModuleErr says why /dev/wq could not tell its module's information
+// (not there, not a wq module), or nil.
+func ModuleErr() error {
+	moduleInfoOnce.Do(readModule)
+	return moduleErr
 }
 
 // CreateOpts says what queue CreateQueue makes.
@@ -258,6 +271,14 @@ func (h *Handle) Stat() (*QueueInfo, syscall.Errno) {
 	qi := &QueueInfo{}
 	_, e := h.call(IocStat, unsafe.Pointer(qi))
 	return qi, e
+}
+
+// Interrupt makes every Get waiting on the handle, and every later one
+// that would wait, return EBADF at once (the handle stays open for the
+// other calls): how a queue that leaves its kernel queue running stops
+// its getters.
+func (h *Handle) Interrupt() {
+	h.f.SetReadDeadline(time.Unix(1, 0))
 }
 
 // Close lets go of the handle: keys it took and did not finish go back to

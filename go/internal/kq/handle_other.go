@@ -25,6 +25,9 @@ func Error(call string, e syscall.Errno) error { return fmt.Errorf("%s: %w", cal
 // Module returns zero limits.
 func Module() *ModuleInfo { return &ModuleInfo{} }
 
+// ModuleErr is ErrUnsupported.
+func ModuleErr() error { return ErrUnsupported }
+
 // CreateOpts says what queue CreateQueue makes.
 type CreateOpts struct {
 	Name     string
@@ -66,6 +69,9 @@ func (h *Handle) Shutdown(uint32, func() bool) syscall.Errno { return syscall.EN
 
 // Stat fails.
 func (h *Handle) Stat() (*QueueInfo, syscall.Errno) { return &QueueInfo{}, syscall.ENOSYS }
+
+// Interrupt does nothing.
+func (h *Handle) Interrupt() {}
 
 // Close does nothing.
 func (h *Handle) Close() error { return nil }

@@ -4,6 +4,7 @@ package kq
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"syscall"
 	"time"
@@ -47,4 +48,18 @@ func NewPrivate(flags uint32, starveNs uint64, lim *Limiter) (h *Handle, kernelL
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond) // finalizers close handles
 	}
+}
+
+// Ready says why this process cannot make kernel queues that need the
+// features need (Feature* bits), or nil: no /dev/wq, not a wq module, a
+// module without them.
+func Ready(need uint32) error {
+	mi := Module()
+	if err := ModuleErr(); err != nil {
+		return err
+	}
+	if mi.Features&need != need {
+		return fmt.Errorf("the wq module lacks features %#x (it has %#x): load a newer wq", need&^mi.Features, mi.Features)
+	}
+	return nil
 }

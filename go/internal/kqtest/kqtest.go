@@ -9,11 +9,28 @@ import (
 	"wq.dev/go/internal/kq"
 )
 
-// NeedKernel skips t without /dev/wq (the wq module is not loaded): the
-// tests against the kernel run in the guests (selftests/go_workqueue.sh).
+// RequireEnv, set (to anything) in the guests, makes a missing /dev/wq a
+// failure instead of a skip, so that the kernel's tests cannot pass by
+// skipping where the module should be.
+const RequireEnv = "WQ_REQUIRE_KERNEL"
+
+// NeedKernel skips t without /dev/wq (the wq module is not loaded), or
+// fails it if RequireEnv is set: the tests against the kernel run in the
+// guests (selftests/go_workqueue.sh), the in-process ones on the host.
 func NeedKernel(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat(kq.DevPath); err != nil {
+		if os.Getenv(RequireEnv) != "" {
+			t.Fatalf("no %s, and %s is set: %v", kq.DevPath, RequireEnv, err)
+		}
 		t.Skip("no /dev/wq (the wq module is not loaded)")
+	}
+}
+
+// NoKernel skips t where /dev/wq is: it tests the in-process fallback.
+func NoKernel(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat(kq.DevPath); err == nil {
+		t.Skip("/dev/wq is there: the fallback's tests run on the host")
 	}
 }

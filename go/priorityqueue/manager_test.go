@@ -1,0 +1,201 @@
+package priorityqueue_test
+
+// A controller-runtime manager reconciling through this package's queue
+// (controller.Options.NewQueue), fed by a channel source: no API server.
+// controller-runtime takes the queue for its own priority queue, so the
+// priorities its handler gives are kept, and its workqueue_* metrics
+// count the queue. In the guests the queue is the kernel's.
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"wq.dev/go/internal/kqtest"
+	"wq.dev/go/priorityqueue"
+	wq "wq.dev/go/workqueue"
+)
+
+type prioritized struct {
+	name     string
+	priority int
+}
+
+// startManager starts a manager with one controller named name, of
+// reconciler r, that takes this package's queue (NewQueue) and watches
+// the channel it returns through h; stop ends it.
+func startManager(t *testing.T, name string, r reconcile.Reconciler,
+	h handler.TypedEventHandler[prioritized, reconcile.Request]) (chan<- event.TypedGenericEvent[prioritized], func()) {
+	t.Helper()
+	mgr, err := manager.New(&rest.Config{Host: "http://127.0.0.1:1"}, manager.Options{
+		Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan event.TypedGenericEvent[prioritized], 8)
+	c, err := controller.New(name, mgr, controller.Options{
+		Reconciler:              r,
+		MaxConcurrentReconciles: 1,
+		NewQueue:                priorityqueue.NewQueue[reconcile.Request],
+		RateLimiter:             wq.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, 1000*time.Second),
+		SkipNameValidation:      ptr.To(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Watch(source.TypedChannel(events, h)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	return events, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestManagerReconcilesThroughThisQueue(t *testing.T) {
+	const name = "wqmanagertest"
+	gate := make(chan struct{})
+	var mu sync.Mutex
+	var order []string
+	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		if req.Name == "first" {
+			<-gate // the others are queued meanwhile
+		}
+		mu.Lock()
+		order = append(order, req.Name)
+		mu.Unlock()
+		return reconcile.Result{}, nil
+	})
+	var backend wq.Backend
+	var isPriorityQueue bool
+	h := handler.TypedFuncs[prioritized, reconcile.Request]{
+		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[prioritized], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			backend, _ = wq.BackendOf(q)
+			pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request])
+			isPriorityQueue = ok
+			if ok {
+				pq.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(e.Object.priority)},
+					reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: e.Object.name}})
+			}
+		},
+	}
+	events, stop := startManager(t, name, r, h)
+	defer stop()
+
+	events <- event.TypedGenericEvent[prioritized]{Object: prioritized{"first", 0}}
+	waitFor(t, "first handed out", func() bool {
+		return count(name, "workqueue_work_duration_seconds") == 0 && adds(name) == 1 && depth(name) == 0
+	})
+	for _, p := range []prioritized{{"low", -100}, {"mid", 0}, {"high", 10}} {
+		events <- event.TypedGenericEvent[prioritized]{Object: p}
+	}
+	waitFor(t, "three queued", func() bool { return adds(name) == 4 })
+	close(gate)
+	waitFor(t, "four reconciled", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) == 4 })
+
+	if !isPriorityQueue {
+		t.Fatal("controller-runtime did not take the queue for a PriorityQueue")
+	}
+	if _, err := os.Stat("/dev/wq"); (err == nil || os.Getenv(kqtest.RequireEnv) != "") && backend != wq.BackendKernel {
+		t.Errorf("the queue's backend is %v, with /dev/wq or %s", backend, kqtest.RequireEnv)
+	}
+	mu.Lock()
+	if got := order; len(got) != 4 || got[1] != "high" || got[2] != "mid" || got[3] != "low" {
+		t.Errorf("reconciled %v, want first, high, mid, low", got)
+	}
+	mu.Unlock()
+	waitFor(t, "four work durations", func() bool { return count(name, "workqueue_work_duration_seconds") == 4 })
+	if n := count(name, "workqueue_queue_duration_seconds"); n != 4 {
+		t.Errorf("workqueue_queue_duration_seconds: %d observations, want 4", n)
+	}
+	if !hasDepthAt(name, "10") || !hasDepthAt(name, "-100") || depth(name) != 0 {
+		t.Errorf("workqueue_depth: no series of the priorities 10 and -100, or not 0 (%v)", depth(name))
+	}
+	t.Logf("the queue's backend: %v", backend)
+}
+
+// series returns the metric family's series of the queue name.
+func series(name, family string) []*dto.Metric {
+	fams, _ := metrics.Registry.Gather()
+	var out []*dto.Metric
+	for _, f := range fams {
+		if f.GetName() != family {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "name" && l.GetValue() == name {
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func adds(name string) float64 {
+	var n float64
+	for _, m := range series(name, "workqueue_adds_total") {
+		n += m.GetCounter().GetValue()
+	}
+	return n
+}
+
+func depth(name string) float64 {
+	var n float64
+	for _, m := range series(name, "workqueue_depth") {
+		n += m.GetGauge().GetValue()
+	}
+	return n
+}
+
+func hasDepthAt(name, priority string) bool {
+	for _, m := range series(name, "workqueue_depth") {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "priority" && l.GetValue() == priority {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func count(name, family string) uint64 {
+	var n uint64
+	for _, m := range series(name, family) {
+		n += m.GetHistogram().GetSampleCount()
+	}
+	return n
+}
+
+// waitFor polls cond for up to 20 s (a guest under emulation is slow).
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); !cond(); {
+		if time.Now().After(end) {
+			t.Fatalf("still not %s after 20 s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
