@@ -9,6 +9,7 @@
 
 #include <linux/ipc_namespace.h>
 #include <linux/proc_ns.h>
+#include <linux/sched.h>
 #include <linux/user_namespace.h>
 #include <linux/version.h>
 
@@ -66,9 +67,12 @@ static inline void wq_ipc_ns_put(struct ipc_namespace *ns)
  * Does no task and no nsfs file hold @ns any more, only the one reference
  * wq takes (wq_ipc_ns_get())? From 6.19 the kernel counts those "active"
  * uses apart; before, they and wq's are the one reference count, read
- * through ns_ref_read() from 6.18. Kbuild reads off the header which of
- * the three the tree has (WQ_NS_ACTIVE_REF, WQ_NS_REF_READ). Once true it
- * stays true: a namespace nothing holds cannot be entered again.
+ * through ns_ref_read() from 6.18 (there a System V segment attached in
+ * the namespace counts too). Kbuild reads off the header which of the
+ * three the tree has (WQ_NS_ACTIVE_REF, WQ_NS_REF_READ). Once true it
+ * nearly always stays true: only a setns() through a pidfd racing the
+ * last task's exit (6.19 on) or a reopen by an nsfs file handle (6.18) can
+ * enter such a namespace again, and it then has no queues.
  */
 static inline bool wq_ipc_ns_unused(struct ipc_namespace *ns)
 {

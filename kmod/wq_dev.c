@@ -8,11 +8,13 @@
  * unknown flags, non-zero reserved fields, bad lengths and names -EINVAL;
  * unreadable or unwritable user memory -EFAULT.
  *
- * Rights are the opener's: the calls that check permissions, capabilities
- * or quotas (CREATE, OPEN, DESTROY, LIST, MODULE_INFO) run with the file's
- * credentials (file->f_cred), as write() and ioctl() paths must, so a
- * descriptor passed to another process acts with its opener's rights,
- * never with the receiver's.
+ * Rights are the opener's: the permission, capability and quota checks of
+ * CREATE, OPEN, DESTROY, LIST and MODULE_INFO, and the ids STAT and LIST
+ * report, are made with the file's credentials (file->f_cred, through
+ * wq_as_opener()), as write() and ioctl() paths must, so a descriptor
+ * passed to another process acts with its opener's rights, never with the
+ * receiver's. Only those calls run so: user memory is never touched with
+ * them.
  *
  * Locking: h->bind_lock (mutex) serializes binding; h->q is written once
  * under it (smp_store_release) and read locklessly (smp_load_acquire).
@@ -59,26 +61,37 @@ static struct kwq *wq_bound(struct wq_handle *h)
 	return smp_load_acquire(&h->q);
 }
 
-/* A wake-up of the queue's getters or producers, passed on to pollers. */
+/*
+ * A wake-up of the queue's getters or producers, passed on to pollers (one
+ * EPOLLEXCLUSIVE waiter, as a wake-up of a file's own wait queue wakes).
+ */
 static int wq_poll_forward(struct wait_queue_entry *wait, unsigned int mode,
 			   int sync, void *key)
 {
 	struct wq_handle *h = wait->private;
 
-	__wake_up(&h->pollq, mode, 0, key);
+	__wake_up(&h->pollq, mode, 1, key);
 	return 0;
 }
 
 /*
  * Put the forwarding entries on @q's wait queues, once: from then on every
- * wake-up of getters or producers reaches the handle's pollers.
+ * wake-up of getters or producers reaches the handle's pollers (and costs
+ * the wakers the handle's pollq lock, for the queue's life). A poller that
+ * sees them armed sees them on the wait queues: set after both, released.
  */
 static void wq_poll_arm(struct wq_handle *h, struct kwq *q)
 {
-	if (atomic_cmpxchg(&h->fwd_armed, 0, 1))
+	if (smp_load_acquire(&h->fwd_armed))	/* pairs with the release */
 		return;
-	add_wait_queue(&q->getters, &h->fwd_get);
-	add_wait_queue(&q->producers, &h->fwd_put);
+	spin_lock(&h->fwd_lock);
+	if (!h->fwd_armed) {
+		add_wait_queue(&q->getters, &h->fwd_get);
+		add_wait_queue(&q->producers, &h->fwd_put);
+		/* the entries are on the queues before it reads armed */
+		smp_store_release(&h->fwd_armed, true);
+	}
+	spin_unlock(&h->fwd_lock);
 }
 
 /*
@@ -110,6 +123,7 @@ static void wq_poll_bound(struct wq_handle *h, struct kwq *q)
 static long wq_bind(struct wq_handle *h, const char *name, int access,
 		    const void *arg)
 {
+	const struct cred *old;
 	struct kwq *q;
 	long ret;
 
@@ -121,16 +135,23 @@ static long wq_bind(struct wq_handle *h, const char *name, int access,
 		ret = -EBUSY;
 		goto out;
 	}
+	old = wq_as_opener(h);
 	if (!name)
 		ret = wq_registry_create(h->ipc, arg, &q);
 	else
 		ret = wq_registry_open(h->ipc, name, access, &q);
+	h->unlimited = !ret && (access & MAY_WRITE) &&
+		       ns_capable_noaudit(&init_user_ns, CAP_SYS_RESOURCE);
+	revert_creds(old);
 	if (ret)
 		goto out;
+	/* a new queue keeps its creator's id: only an open can fail here */
+	ret = kwq_holder_attach(q, &h->holder, !name);
+	if (ret) {
+		kwq_queue_put(q);
+		goto out;
+	}
 	h->access = access;
-	/* the opener's credentials are current's here (WQ_OP_CREDS) */
-	h->unlimited = (access & MAY_WRITE) &&
-		       ns_capable_noaudit(&init_user_ns, CAP_SYS_RESOURCE);
 	atomic_inc(&q->handles);
 	/* Publish the queue fully set up; pairs with wq_bound(). */
 	smp_store_release(&h->q, q);
@@ -201,9 +222,15 @@ static long wq_ioc_destroy(struct wq_handle *h, struct kwq *q, void *arg,
 			   void __user *uarg)
 {
 	struct wq_name *n = arg;
+	const struct cred *old;
 	int ret = wq_check_name_arg(n, 0);
 
-	return ret ?: wq_registry_unlink(h->ipc, n->name, true);
+	if (ret)
+		return ret;
+	old = wq_as_opener(h);
+	ret = wq_registry_unlink(h->ipc, n->name, true);
+	revert_creds(old);
+	return ret;
 }
 
 static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
@@ -253,19 +280,19 @@ static long wq_ioc_shutdown(struct wq_handle *h, struct kwq *q, void *arg,
 static const struct wq_ioctl_op wq_ioctl_ops[] = {
 	[_IOC_NR(WQ_IOC_MODULE_INFO)] =
 		WQ_OP(WQ_IOC_MODULE_INFO, wq_ioc_module_info,
-		      struct wq_module_info, default_max_tracked, WQ_OP_CREDS),
+		      struct wq_module_info, default_max_tracked, 0),
 	[_IOC_NR(WQ_IOC_CREATE)] =
 		WQ_OP(WQ_IOC_CREATE, wq_ioc_create, struct wq_create, limiter,
-		      WQ_OP_CREDS),
+		      0),
 	[_IOC_NR(WQ_IOC_OPEN)] =
 		WQ_OP(WQ_IOC_OPEN, wq_ioc_open, struct wq_name, name,
-		      WQ_OP_CREDS),
+		      0),
 	[_IOC_NR(WQ_IOC_DESTROY)] =
 		WQ_OP(WQ_IOC_DESTROY, wq_ioc_destroy, struct wq_name, name,
-		      WQ_OP_CREDS),
+		      0),
 	[_IOC_NR(WQ_IOC_LIST)] =
 		WQ_OP(WQ_IOC_LIST, wq_ioc_list, struct wq_list, entries,
-		      WQ_OP_CREDS),
+		      0),
 	[_IOC_NR(WQ_IOC_ADD)] =
 		WQ_OP_RESULT(WQ_IOC_ADD, wq_ioc_add, struct wq_add, delay_ns,
 			     WQ_OP_WRITE | WQ_OP_COPIES_OUT | WQ_OP_PROBES |
@@ -423,24 +450,16 @@ static long wq_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (put_user(in, res))
 			return -EFAULT;
 	}
-	if (op->flags & WQ_OP_CREDS) {
-		const struct cred *old = override_creds(file->f_cred);
-
-		ret = op->fn(h, q, &buf, uarg);
-		revert_creds(old);
-	} else {
-		ret = op->fn(h, q, &buf, uarg);
-	}
+	ret = op->fn(h, q, &buf, uarg);
 	/*
 	 * The call took effect: it no longer fails. Its result goes to the
-	 * field and is returned too, so that a field another thread unmapped
-	 * meanwhile loses nothing the caller can still read.
+	 * field (lost with the field's memory, if another thread took it
+	 * away meanwhile) and the call returns 0.
 	 */
 	if (op->result && ret >= 0) {
 		if (res)
 			(void)!put_user((u32)ret, res);
-		else
-			ret = 0;
+		ret = 0;
 	}
 	if (!(_IOC_DIR(cmd) & _IOC_READ) || (op->flags & WQ_OP_COPIES_OUT) ||
 	    ret < 0)
@@ -486,20 +505,16 @@ static int wq_open(struct inode *inode, struct file *file)
 	h = kzalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	if (!h)
 		return -ENOMEM;
-	ret = kwq_holder_init(&h->holder);
-	if (ret) {
-		kfree(h);
-		return ret;
-	}
 	h->ipc = wq_ipc_enter();
 	if (IS_ERR(h->ipc)) {
 		ret = PTR_ERR(h->ipc);
-		kwq_holder_exit(&h->holder);
 		kfree(h);
 		return ret;
 	}
+	kwq_holder_init(&h->holder);
 	mutex_init(&h->bind_lock);
 	init_waitqueue_head(&h->pollq);
+	spin_lock_init(&h->fwd_lock);
 	init_waitqueue_func_entry(&h->fwd_get, wq_poll_forward);
 	h->fwd_get.private = h;
 	init_waitqueue_func_entry(&h->fwd_put, wq_poll_forward);
@@ -515,15 +530,15 @@ static int wq_release(struct inode *inode, struct file *file)
 	struct kwq *q = h->q;
 
 	if (q) {
-		if (atomic_read(&h->fwd_armed)) {
+		if (h->fwd_armed) {
 			remove_wait_queue(&q->getters, &h->fwd_get);
 			remove_wait_queue(&q->producers, &h->fwd_put);
 		}
 		kwq_holder_release(q, &h->holder);
+		kwq_holder_detach(q, &h->holder);
 		atomic_dec(&q->handles);
 		kwq_queue_put(q);
 	}
-	kwq_holder_exit(&h->holder);
 	wq_ipc_leave(h->ipc);	/* after the queue: it may be the last */
 	mutex_destroy(&h->bind_lock);
 	kfree(h);

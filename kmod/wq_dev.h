@@ -7,8 +7,10 @@
 #define _WQ_DEV_H
 
 #include <linux/bits.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 
 #include "wq_queue.h"
 
@@ -31,7 +33,9 @@ struct io_uring_cmd;
  * @fwd_get: on q->getters once the handle is polled, passing its wake-ups
  *	on to @pollq
  * @fwd_put: the same on q->producers
+ * @fwd_lock: serializes arming them (never taken by their wake function)
  * @fwd_armed: @fwd_get and @fwd_put are on the queue's wait queues
+ *	(set under @fwd_lock once both are, read with acquire)
  */
 struct wq_handle {
 	struct mutex bind_lock;		/* serializes binding */
@@ -44,7 +48,8 @@ struct wq_handle {
 	wait_queue_head_t pollq;
 	struct wait_queue_entry fwd_get;
 	struct wait_queue_entry fwd_put;
-	atomic_t fwd_armed;
+	spinlock_t fwd_lock;		/* see above */
+	bool fwd_armed;
 };
 
 /*
@@ -68,7 +73,6 @@ typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
 #define WQ_OP_COPIES_OUT	BIT(1)	/* the handler writes its results */
 #define WQ_OP_PROBES		BIT(4)	/* ... and checks first they can be */
 #define WQ_OP_URING		BIT(5)	/* also an io_uring command */
-#define WQ_OP_CREDS		BIT(6)	/* checks rights: the opener's */
 #define WQ_OP_READ		(BIT(2) | WQ_OP_BOUND)	/* a consumer's call */
 #define WQ_OP_WRITE		(BIT(3) | WQ_OP_BOUND)	/* a producer's call */
 
@@ -79,10 +83,9 @@ typedef long (*wq_ioc_fn)(struct wq_handle *h, struct kwq *q, void *arg,
  * @min_size: the size of the struct's first version
  * @flags: WQ_OP_*
  * @result: offset of a __u32 result field added in a later version of the
- *	struct, or 0 for none: a handler's result >= 0 goes there and is the
- *	call's result if the caller's struct has the field (checked writable
- *	first, by writing back what was read, which the handler requires to
- *	be 0), else the call returns 0, as that struct's version did
+ *	struct, or 0 for none: a handler's result >= 0 goes there if the
+ *	caller's struct has it (checked writable first, by writing back what
+ *	was read, which the handler requires to be 0) and the call returns 0
  * @fn: the handler; @arg is a kernel copy of the struct at @uarg
  */
 struct wq_ioctl_op {
@@ -106,8 +109,17 @@ struct wq_ioctl_op {
 const struct wq_ioctl_op *wq_op_find(struct wq_handle *h, unsigned int cmd,
 				     struct kwq **qp);
 int wq_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
-
 int wq_deadline(u64 ns, ktime_t *deadline);
+
+/*
+ * Run as @h's opener (override_creds() of the file's credentials), for a
+ * check of rights, until revert_creds() of what this returns.
+ */
+static inline const struct cred *wq_as_opener(struct wq_handle *h)
+{
+	return override_creds(h->file->f_cred);
+}
+
 long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 			void __user *uarg);
 long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,

@@ -28,6 +28,7 @@ long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 			void __user *uarg)
 {
 	struct wq_module_info *mi = arg;
+	const struct cred *old;
 
 	mi->abi_version = WQ_ABI_VERSION;
 	mi->key_max = WQ_KEY_MAX;
@@ -44,7 +45,9 @@ long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 	mi->unpriv_max_tracked = READ_ONCE(wq_unpriv_max_tracked);
 	mi->key_cost = WQ_KEY_COST;
 	mi->user_max_key_bytes = READ_ONCE(wq_user_max_key_bytes);
+	old = wq_as_opener(h);
 	wq_quota_usage(&mi->user_queues, &mi->user_key_bytes);
+	revert_creds(old);
 	mi->create_flags = WQ_CREATE_PRIVATE | WQ_CREATE_PRIORITY;
 	mi->features = WQ_FEATURE_ADD_OUTCOME | WQ_FEATURE_KEY_STATE |
 		       WQ_FEATURE_PRIORITY | WQ_FEATURE_KEY_CALLS |
@@ -70,6 +73,7 @@ long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
 	void __user *uentries = u64_to_user_ptr(l->entries);
 	size_t esize = sizeof(struct wq_queue_info);
 	struct wq_queue_info *infos;
+	const struct cred *old;
 	u32 i, n, cap;
 	long ret = 0;
 
@@ -80,7 +84,9 @@ long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
 	infos = kvcalloc(max(cap, 1U), esize, GFP_KERNEL_ACCOUNT);
 	if (!infos)
 		return -ENOMEM;
+	old = wq_as_opener(h);
 	n = wq_registry_list(h->ipc, infos, cap, &l->total);
+	revert_creds(old);
 	for (i = 0; i < n; i++) {
 		void __user *dst = uentries + (size_t)i * l->entry_size;
 
@@ -110,7 +116,11 @@ long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
 long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
 		 void __user *uarg)
 {
+	const struct cred *old = wq_as_opener(h);
+
+	/* the owner's ids as the opener's user namespace sees them */
 	wq_queue_info_fill(q, arg);
+	revert_creds(old);
 	return 0;
 }
 

@@ -27,8 +27,8 @@
  * @seq: ties on @when are broken by this (scheduling order)
  * @index: position in the heap; meaningless while not in it
  *
- * @seq is 32 bits so that a node takes 16 bytes (one per record: the
- * memory per key of figure 8). It is compared as a plain unsigned number,
+ * @seq is 32 bits so that a node takes 16 bytes (one per record: part of
+ * every key's memory). It is compared as a plain unsigned number,
  * so (@when, @seq) stays a total order the heap can rely on; after 2^32
  * schedulings it wraps, and nodes with equal @when scheduled across the
  * wrap leave in the wrong order among themselves. Only that tie order is

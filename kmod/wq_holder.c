@@ -12,38 +12,57 @@
 
 #include "wq_queue.h"
 
-/* Every holder by its id: a record in processing names its holder so. */
-static DEFINE_XARRAY_ALLOC1(kwq_holders);
-
 /**
  * kwq_holder_init() - prepare a holder (one per handle)
  * @holder: the holder
- *
- * Context: process context; sleeps.
- * Return: 0, -ENOMEM, or -ENFILE: KWQ_HOLDER_MAX holders exist.
  */
-int kwq_holder_init(struct kwq_holder *holder)
+void kwq_holder_init(struct kwq_holder *holder)
 {
-	int ret;
-
 	INIT_LIST_HEAD(&holder->held);
 	holder->nr = 0;
+	holder->id = 0;
 	holder->in_order = false;
-	ret = xa_alloc(&kwq_holders, &holder->id, holder,
-		       XA_LIMIT(1, KWQ_HOLDER_MAX), GFP_KERNEL_ACCOUNT);
-	return ret == -EBUSY ? -ENFILE : ret;
 }
 
 /**
- * kwq_holder_exit() - a holder holds nothing any more and goes
- * @holder: the holder, released (kwq_holder_release()) or never used
+ * kwq_holder_attach() - @holder takes keys of @q from now on
+ * @q: the queue (its handle is being bound)
+ * @holder: the holder
+ * @creator: the handle that created @q: it gets the id kept for it
+ *	(KWQ_HOLDER_CREATOR), so binding it cannot fail
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -ENOMEM, or -ENFILE: @q has KWQ_HOLDER_MAX handles.
+ */
+int kwq_holder_attach(struct kwq *q, struct kwq_holder *holder, bool creator)
+{
+	u32 index;
+	int ret;
+
+	if (creator) {
+		/* reserved with the queue, at index 0: nothing to allocate */
+		holder->id = KWQ_HOLDER_CREATOR;
+		return xa_err(xa_store(&q->holders, 0, holder, GFP_KERNEL));
+	}
+	ret = xa_alloc(&q->holders, &index, holder,
+		       XA_LIMIT(1, KWQ_HOLDER_MAX - 1), GFP_KERNEL_ACCOUNT);
+	if (ret)
+		return ret == -EBUSY ? -ENFILE : ret;
+	holder->id = index + 1;		/* 0 in a record's flags: none */
+	return 0;
+}
+
+/**
+ * kwq_holder_detach() - a released holder (kwq_holder_release()) goes
+ * @q: its queue
+ * @holder: the holder, holding nothing
  *
  * Context: process context.
  */
-void kwq_holder_exit(struct kwq_holder *holder)
+void kwq_holder_detach(struct kwq *q, struct kwq_holder *holder)
 {
 	WARN_ON_ONCE(!list_empty(&holder->held));
-	xa_erase(&kwq_holders, holder->id);
+	xa_erase(&q->holders, holder->id - 1);
 }
 
 /**
@@ -60,12 +79,13 @@ void kwq_holder_held_locked(struct kwq_holder *holder, struct kwq_item *item)
 
 /**
  * kwq_holder_unheld_locked() - @item stops being processing for its holder
- * @item: a PROCESSING record (q->lock held), off its holder's list after
- *	this, wherever the done came from
+ * @q: the queue (q->lock held)
+ * @item: a PROCESSING record, off its holder's list after this, wherever
+ *	the done came from
  *
  * Context: any context (q->lock held).
  */
-void kwq_holder_unheld_locked(struct kwq_item *item)
+void kwq_holder_unheld_locked(struct kwq *q, struct kwq_item *item)
 {
 	u32 id = FIELD_GET(KWQ_ITEM_HOLDER, item->flags);
 	struct kwq_holder *holder;
@@ -74,8 +94,8 @@ void kwq_holder_unheld_locked(struct kwq_item *item)
 	if (!id)
 		return;
 	item->flags &= ~KWQ_ITEM_HOLDER;
-	/* a holder is on the table while it holds keys (kwq_holder_exit()) */
-	holder = xa_load(&kwq_holders, id);
+	/* a holder is in q->holders while it holds keys */
+	holder = xa_load(&q->holders, id - 1);
 	if (!WARN_ON_ONCE(!holder))
 		WRITE_ONCE(holder->nr, holder->nr - 1);
 }

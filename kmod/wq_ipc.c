@@ -28,6 +28,7 @@ static LIST_HEAD(wq_ipc_idle);
 
 static void wq_ipc_reap_work(struct work_struct *work);
 static DECLARE_DEFERRABLE_WORK(wq_ipc_reaper, wq_ipc_reap_work);
+static void wq_ipc_kick(void);
 
 /* The initial namespace's entry: never in the table, never freed. */
 static struct wq_ipc wq_ipc_init = {
@@ -120,18 +121,15 @@ struct wq_ipc *wq_ipc_enter(void)
 {
 	struct ipc_namespace *ns = wq_ipc_current_ns();
 	struct wq_ipc *ipc, *new;
-	bool idle;
 
+	wq_ipc_kick();
 	if (!ns || ns == wq_ipc_init_ns())
 		return &wq_ipc_init;
 	mutex_lock(&wq_ipc_lock);
 	ipc = wq_ipc_find_locked(ns);
 	if (ipc && !ipc->files++)
 		list_del_init(&ipc->idle);
-	idle = !list_empty(&wq_ipc_idle);
 	mutex_unlock(&wq_ipc_lock);
-	if (idle)
-		mod_delayed_work(system_wq, &wq_ipc_reaper, 0);
 	if (ipc)
 		return ipc;
 
@@ -158,6 +156,9 @@ struct wq_ipc *wq_ipc_enter(void)
 /*
  * Entries without files that go: those with no queue left, and those of
  * a namespace that nothing but wq holds any more, their queues with them.
+ * wq_ipc_lock is held only to pick them (an open waits for it under the
+ * misc devices' mutex); their queues are unlinked after, and freed with
+ * no lock held.
  * Return: whether entries without files are left to be looked at again.
  */
 static bool wq_ipc_reap(void)
@@ -174,10 +175,12 @@ static bool wq_ipc_reap(void)
 			continue;
 		hash_del(&ipc->node);
 		list_move(&ipc->idle, &dead);
-		wq_registry_unlink_all_locked(ipc, &dead_queues);
 	}
 	left = !list_empty(&wq_ipc_idle);
 	mutex_unlock(&wq_ipc_lock);
+	/* out of the table and the list: nobody else reaches them */
+	list_for_each_entry(ipc, &dead, idle)
+		wq_registry_unlink_all_locked(ipc, &dead_queues);
 	mutex_unlock(&wq_registry_lock);
 	wq_registry_put_dead(&dead_queues);
 	list_for_each_entry_safe(ipc, tmp, &dead, idle) {
@@ -190,8 +193,23 @@ static bool wq_ipc_reap(void)
 static void wq_ipc_reap_work(struct work_struct *work)
 {
 	if (wq_ipc_reap())
-		queue_delayed_work(system_wq, &wq_ipc_reaper,
+		queue_delayed_work(system_unbound_wq, &wq_ipc_reaper,
 				   WQ_IPC_REAP_INTERVAL);
+}
+
+/*
+ * An event (an open, a namespace's last close): the reap runs now, at
+ * most once a jiffy, if entries without files are there to look at.
+ */
+static void wq_ipc_kick(void)
+{
+	static unsigned long last;
+	unsigned long now = jiffies;
+
+	if (list_empty_careful(&wq_ipc_idle) || READ_ONCE(last) == now)
+		return;
+	WRITE_ONCE(last, now);
+	mod_delayed_work(system_unbound_wq, &wq_ipc_reaper, 0);
 }
 
 /**
@@ -200,11 +218,11 @@ static void wq_ipc_reap_work(struct work_struct *work)
  *
  * The namespace's last file leaves the entry without files: its named
  * queues stay while the namespace lives (a file opened in it later finds
- * them), and go with it (wq_ipc_reap(), at once if nothing holds the
- * namespace now, as when its last process exits).
+ * them), and go with it (wq_ipc_reap(), run at once: nothing holds the
+ * namespace any more when its last process exits).
  *
- * Context: process context (a file's release); takes wq_registry_lock
- * and wq_ipc_lock; sleeps.
+ * Context: process context (a file's release); takes wq_ipc_lock;
+ * sleeps.
  */
 void wq_ipc_leave(struct wq_ipc *ipc)
 {
@@ -217,9 +235,8 @@ void wq_ipc_leave(struct wq_ipc *ipc)
 	if (last)
 		list_add_tail(&ipc->idle, &wq_ipc_idle);
 	mutex_unlock(&wq_ipc_lock);
-	if (last && wq_ipc_reap())
-		mod_delayed_work(system_wq, &wq_ipc_reaper,
-				 WQ_IPC_REAP_INTERVAL);
+	if (last)
+		mod_delayed_work(system_unbound_wq, &wq_ipc_reaper, 0);
 }
 
 /**
@@ -261,9 +278,6 @@ void wq_ipc_exit(void)
  * @fn: what to do with each (it must not take wq_registry_lock or
  *	wq_ipc_lock, nor free entries)
  * @arg: passed to @fn
- *
- * An entry whose last file is being closed may be left out (its names
- * are going).
  *
  * Context: wq_registry_lock held; takes wq_ipc_lock (root's debugfs
  * listing: opens of /dev/wq in other namespaces wait for it).

@@ -25,7 +25,9 @@
  * left its namespaces, so a namespace whose last process was a wq user
  * goes at once), and, while entries without files are left, by a
  * deferrable work every WQ_IPC_REAP_INTERVAL: an idle CPU is not woken
- * for it, and an open of /dev/wq runs it at once. Only what kernel.org's
+ * for it, and an open of /dev/wq runs it at once (at most once a jiffy).
+ * The work runs on system_unbound_wq, as freeing the queues may take a
+ * while. Only what kernel.org's
  * kernels export is used. The initial namespace's entry is static and
  * never goes.
  *

@@ -56,6 +56,9 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 		goto err_free;
 	if (kwq_keytab_init(&q->keys, gfp))
 		goto err_free_delay;
+	xa_init_flags(&q->holders, XA_FLAGS_ALLOC);
+	if (xa_reserve(&q->holders, 0, gfp))
+		goto err_free_keys;
 	spin_lock_init(&q->lock);
 	INIT_WORK(&q->grow_work, kwq_record_grow_work);
 	kwq_ready_init(q, false, 0);
@@ -76,6 +79,8 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 	q->id = atomic64_inc_return(&kwq_last_id);
 	return q;
 
+err_free_keys:
+	kwq_keytab_destroy(&q->keys);
 err_free_delay:
 	kwq_delay_destroy(q);
 err_free:
@@ -95,6 +100,7 @@ static void kwq_queue_release(struct kref *ref)
 	kwq_ready_destroy(q);
 	kwq_keytab_destroy(&q->keys);
 	kwq_delay_destroy(q);
+	xa_destroy(&q->holders);
 	wq_quota_uncharge_queue(q->owner);
 	wq_quota_put(q->owner);
 	kfree(q);
@@ -134,7 +140,7 @@ static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
 	lockdep_assert_held(&q->lock);
 	kwq_metrics_end_locked(q, item);
 	kwq_prio_end_locked(q, item);
-	kwq_holder_unheld_locked(item);
+	kwq_holder_unheld_locked(q, item);
 	/* a discard zeroed nr_dirty and left the marks to be ignored */
 	if ((item->flags & KWQ_ITEM_DIRTY) && !q->discarded)
 		q->nr_dirty--;

@@ -100,6 +100,7 @@
 #include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <wq/kwq.h>
 
@@ -120,10 +121,12 @@
 /* bits 6..11: how many kwq_held handles name the record (saturating) */
 #define KWQ_ITEM_PIN_ONE	BIT(6)
 #define KWQ_ITEM_PINS		GENMASK(11, 6)
-/* bits 12..31: while PROCESSING, the id of its holder (0: none) */
+/* bits 12..31: while PROCESSING, the id of its holder in q->holders */
 #define KWQ_ITEM_HOLDER_SHIFT	12
 #define KWQ_ITEM_HOLDER		GENMASK(31, KWQ_ITEM_HOLDER_SHIFT)
 #define KWQ_HOLDER_MAX		(KWQ_ITEM_HOLDER >> KWQ_ITEM_HOLDER_SHIFT)
+/* the id kept for the creating handle: index 0, no xarray node */
+#define KWQ_HOLDER_CREATOR	1
 static_assert(!((KWQ_ITEM_HELD | KWQ_ITEM_DIRTY | KWQ_ITEM_PRIO_SET |
 		 KWQ_ITEM_ORPHAN) & (KWQ_ITEM_PINS | KWQ_ITEM_HOLDER)));
 static_assert(!(KWQ_ITEM_PINS & KWQ_ITEM_HOLDER));
@@ -191,7 +194,7 @@ struct wq_ipc;
  *	or waiting at it; while processing, the one it is queued again with
  * @prio_out: the priority it was handed out with, while PROCESSING
  *
- * One per key held, so its size is most of the memory per key (figure 8):
+ * One per key held, so its size is most of the memory per key:
  * at most 152 bytes, checked by a BUILD_BUG_ON in wq_init(), and no
  * padding (64 + 16 + 16 + 4 + 4 + 8 + 16 + 8 + 8 + 4 + 4 on 64-bit).
  */
@@ -214,8 +217,9 @@ struct kwq_item {
  * @held: records the handle got and has not done, oldest first (under
  *	q->lock)
  * @nr: how many (written under q->lock, read without it)
- * @id: names the holder in its records' flags (KWQ_ITEM_HOLDER), so that
- *	a done through another handle finds it (kwq_holder_init())
+ * @id: names the holder in its queue's q->holders and in its records'
+ *	flags (KWQ_ITEM_HOLDER), so that a done through another handle finds
+ *	it (kwq_holder_attach())
  * @in_order: its last done was of its oldest key (written under q->lock;
  *	read without it as a hint: kwq_queue_done_many())
  *
@@ -305,6 +309,9 @@ struct kwq_holder {
  * @owner: the budget the queue and its records are charged to (wq_quota.h)
  * @charged: [L] bytes charged to @owner: the records in @keys, the heap's
  *	chunks and the key table's growth
+ * @holders: the holders of the handles bound to the queue, at their id
+ *	less one (its own lock; read under q->lock by a done through another
+ *	handle)
  */
 struct kwq {
 	spinlock_t lock;	/* see above */
@@ -368,6 +375,7 @@ struct kwq {
 	bool unlinked;
 	struct wq_user *owner;
 	long charged;
+	struct xarray holders;
 };
 
 /**
@@ -496,10 +504,11 @@ void kwq_wake_producers(struct kwq *q, unsigned int n);
 void kwq_wake_drainers_locked(struct kwq *q);
 void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head);
 
-int kwq_holder_init(struct kwq_holder *holder);
-void kwq_holder_exit(struct kwq_holder *holder);
+void kwq_holder_init(struct kwq_holder *holder);
+int kwq_holder_attach(struct kwq *q, struct kwq_holder *holder, bool creator);
+void kwq_holder_detach(struct kwq *q, struct kwq_holder *holder);
 void kwq_holder_held_locked(struct kwq_holder *holder, struct kwq_item *item);
-void kwq_holder_unheld_locked(struct kwq_item *item);
+void kwq_holder_unheld_locked(struct kwq *q, struct kwq_item *item);
 void kwq_holder_release(struct kwq *q, struct kwq_holder *holder);
 
 #endif /* _WQ_QUEUE_H */

@@ -484,9 +484,10 @@ void kwq_record_put_locked(struct kwq *q, struct kwq_item *item)
  * @item: the record, PROCESSING: just handed out
  *
  * Until kwq_record_unpin_locked(), the record is not freed: when its key
- * goes, it becomes an orphan (q->orphans), never spare. The count
- * saturates: a record with 65,535 handles outstanding (handles a caller
- * never gave back) is kept until the queue is freed.
+ * goes, it becomes an orphan (q->orphans), never spare. A record is
+ * handed out to one holder at a time, so only handles a caller never gave
+ * back add up; the count saturates at 63 (KWQ_ITEM_PINS), and such a
+ * record is kept until the queue is freed.
  */
 void kwq_record_pin_locked(struct kwq *q, struct kwq_item *item)
 {
@@ -494,7 +495,7 @@ void kwq_record_pin_locked(struct kwq *q, struct kwq_item *item)
 	if ((item->flags & KWQ_ITEM_PINS) != KWQ_ITEM_PINS)
 		item->flags += KWQ_ITEM_PIN_ONE;
 	else
-		WARN_ONCE(1, "wq: 65535 kwq_held handles of one record\n");
+		pr_warn_once("wq: 63 kwq_held handles of one record not given back: kept until its queue goes\n");
 }
 
 /**

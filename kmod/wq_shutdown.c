@@ -70,8 +70,9 @@ static int kwq_drained_cond(struct kwq *q, void *arg)
  * @q: the queue
  * @deadline: absolute CLOCK_MONOTONIC time to stop waiting, or KTIME_MAX
  *
- * Consumers keep taking the queued keys meanwhile. Unlike client-go, the
- * keys still queued are waited for too (kubernetes/kubernetes#141079).
+ * Consumers keep taking the queued keys meanwhile. Unlike client-go's,
+ * which waits only for the keys processing, the keys still queued are
+ * waited for too.
  *
  * A signal ends the wait with -EINTR, never -ERESTARTSYS: the call is not
  * restarted, also when the handler has SA_RESTART or when the task was

@@ -28,7 +28,7 @@ defaults_texts() {
 		done
 		! grep -q 'README.md, "' "$f" || fail "${f#"$1"} cites a README section"
 		# doc/X.md, "Section": X.md has that heading
-		grep -o 'doc/[a-z]*\.md, "[^"]*"' "$f" | while IFS='"' read -r d sec _; do
+		{ grep -o 'doc/[a-z]*\.md, "[^"]*"' "$f" || :; } | while IFS='"' read -r d sec _; do
 			d=${d%, }
 			grep -q "^#.* $sec\$" "$d" || { echo "${f#"$1"} cites $d, \"$sec\": no such section"; exit 1; }
 		done || fail "a default cites a section that does not exist"

@@ -16,6 +16,7 @@
 #include "wq_test_files.h"
 
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #define LIMITER		"exponential:30s:1h"
@@ -26,7 +27,8 @@
 /* What the first controller leaves and its successor checks. */
 struct pod {
 	struct handshake hs;
-	int nsfd;		/* /proc/SANDBOX/ns/ipc, opened by the parent */
+	pid_t sandbox;		/* the process that holds the namespace */
+	int nsfd;		/* an nsfs file of it the parent holds, or -1 */
 	uint64_t ready_ns;	/* the delayed key's ready time */
 };
 
@@ -44,32 +46,48 @@ static int sandbox(void *arg)
 	return 0;
 }
 
-/* Starts a sandbox; its pid and its namespace (an nsfs file, its inode). */
-static pid_t sandbox_start(int *nsfd, unsigned long *inum)
+/* /proc/PID/ns/ipc of @pid, opened: an nsfs file of its namespace. */
+static int ns_of(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/ipc", (int)pid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Starts a sandbox; its pid and its namespace's inode. */
+static pid_t sandbox_start(unsigned long *inum)
 {
 	struct handshake hs;
-	char path[64];
 	struct stat st;
 	pid_t pid;
+	int fd;
 
 	if (hs_init(&hs))
 		return -1;
 	pid = wqt_spawn(sandbox, &hs);
 	if (pid < 0 || hs_recv(hs.up[0]))
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/ns/ipc", (int)pid);
-	*nsfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*nsfd < 0 || fstat(*nsfd, &st))
+	fd = ns_of(pid);
+	if (fd < 0 || fstat(fd, &st))
 		return -1;
+	close(fd);
 	*inum = st.st_ino;
 	return pid;
 }
 
-/* A container's process: into the pod's namespace, then uid UID_B. */
-static int join_pod(int nsfd)
+/*
+ * A container's process: into the pod's namespace (through the sandbox's
+ * nsfs file, closed again, or the parent's if the sandbox is gone), then
+ * uid UID_B.
+ */
+static int join_pod(void)
 {
-	if (setns(nsfd, CLONE_NEWIPC) || drop_to(UID_B))
+	int fd = pod->nsfd >= 0 ? dup(pod->nsfd) : ns_of(pod->sandbox);
+
+	if (fd < 0 || setns(fd, CLONE_NEWIPC) || drop_to(UID_B))
 		return -1;
+	close(fd);
 	umask(077);
 	return 0;
 }
@@ -83,7 +101,7 @@ static int controller_first(void *arg)
 	int fd;
 
 	(void)arg;
-	CHILD_CHECK(join_pod(pod->nsfd) == 0);
+	CHILD_CHECK(join_pod() == 0);
 	fd = wq_create("ctl", &attr);
 	CHILD_CHECK(fd >= 0);
 	CHILD_CHECK(ADD(fd, "k1") == 0 && ADD(fd, "k2") == 0);
@@ -111,7 +129,7 @@ static int controller_next(void *arg)
 	int fd;
 
 	(void)arg;
-	CHILD_CHECK(join_pod(pod->nsfd) == 0);
+	CHILD_CHECK(join_pod() == 0);
 	fd = wq_open("ctl");
 	CHILD_CHECK(fd >= 0);
 	CHILD_CHECK(wqt_stat(fd, &st) == 0);
@@ -177,8 +195,10 @@ FIXTURE_SETUP(pod)
 	pod = wqt_shared(sizeof(*pod));
 	ASSERT_NE(NULL, pod);
 	ASSERT_EQ(0, hs_init(&pod->hs));
-	self->sandbox = sandbox_start(&pod->nsfd, &self->inum);
+	pod->nsfd = -1;
+	self->sandbox = sandbox_start(&self->inum);
 	ASSERT_GT(self->sandbox, 0);
+	pod->sandbox = self->sandbox;
 }
 
 FIXTURE_TEARDOWN(pod)
@@ -207,10 +227,8 @@ TEST_F(pod, controller_restart_keeps_its_queue)
 	EXPECT_EQ(1, wqt_debugfs_lists("ctl", self->inum));
 
 	wqt_kill_child(self->sandbox);		/* the pod goes */
-	EXPECT_EQ(1, wqt_debugfs_lists("ctl", self->inum));	/* nsfd holds it */
-	close(pod->nsfd);
 	ms = wait_gone(self->inum);
-	EXPECT_GE(ms, 0) TH_LOG("the pod's queue or quota left after %d ms",
+	ASSERT_GE(ms, 0) TH_LOG("the pod's queue or quota left after %d ms",
 				 GONE_MS);
 	TH_LOG("the pod's queue went %lld ms after its namespace",
 	       (long long)ms);
@@ -225,6 +243,8 @@ TEST_F(pod, an_nsfs_file_keeps_the_queues)
 	ASSERT_GT(first, 0);
 	ASSERT_EQ(0, hs_recv(pod->hs.up[0]));
 	wqt_kill_child(first);
+	pod->nsfd = ns_of(self->sandbox);
+	ASSERT_LE(0, pod->nsfd);
 	wqt_kill_child(self->sandbox);		/* no task in it now */
 	wqt_sleep_ms(2500);			/* two reaper's rounds */
 	EXPECT_EQ(1, wqt_debugfs_lists("ctl", self->inum));
@@ -237,26 +257,38 @@ TEST_F(pod, an_nsfs_file_keeps_the_queues)
 /* ---- a thousand namespaces ------------------------------------------- */
 
 #define CHURN		1000
+#define HELD		16	/* namespaces a process without wq holds */
 #define NS_LIMIT	32	/* user.max_ipc_namespaces while churning */
 #define MAX_NS_PATH	"/proc/sys/user/max_ipc_namespaces"
 
 /*
  * As UID_B, in a new user and IPC namespace of its own (which counts in
  * UID_B's max_ipc_namespaces): two queues with keys, one held, one key
- * delayed, a handle of each left open at exit. -ENOSPC from unshare() is
- * the limit reached: the namespaces before are not freed (yet).
+ * delayed, a handle of each left open at exit. With @arg (a pid's place),
+ * a holder stays in the namespace, with no /dev/wq file, until killed.
+ * -ENOSPC from unshare() is the limit reached: namespaces before are not
+ * freed (yet).
  */
 static int short_lived(void *arg)
 {
 	int64_t end = wqt_now_ms() + 10000;
+	pid_t *holder = arg;
 	char b[16];
 	int fd, fd2;
 
-	(void)arg;
 	CHILD_CHECK(drop_to(UID_B) == 0);
 	while (unshare(CLONE_NEWUSER | CLONE_NEWIPC)) {
 		CHILD_CHECK(errno == ENOSPC && wqt_now_ms() < end);
 		wqt_sleep_ms(10);
+	}
+	if (holder) {
+		pid_t pid = fork();	/* the slot is shared: the parent's */
+
+		CHILD_CHECK(pid >= 0);
+		if (!pid)
+			for (;;)
+				pause();
+		*holder = pid;
 	}
 	fd = wq_create("churn.a", NULL);
 	fd2 = wq_create("churn.b", NULL);
@@ -267,90 +299,123 @@ static int short_lived(void *arg)
 	return 0;
 }
 
-/* As UID_B: NS_LIMIT namespaces of its own at once, held, then let go. */
-static int hold_limit(void *arg)
+/* n short-lived namespaces, one after the other: 0, or the failed one + 1. */
+static int churn_run(int n, pid_t *holders)
 {
-	struct handshake *hs = arg;
 	int i;
 
+	for (i = 0; i < n; i++)
+		if (wqt_wait_child(wqt_spawn(short_lived,
+					     holders ? &holders[i] : NULL),
+				   30000))
+			return i + 1;
+	return 0;
+}
+
+/*
+ * As UID_B: NS_LIMIT namespaces of its own at once, held, then let go.
+ * Return: how many could not be made (the churn's last ones may still be
+ * going: each retries for 10 s).
+ */
+static int hold_limit(void)
+{
+	struct handshake hs;
+	int i, status, bad = 0;
+
+	if (hs_init(&hs))
+		return NS_LIMIT;
 	for (i = 0; i < NS_LIMIT; i++) {
 		pid_t pid = fork();
 
 		if (pid < 0)
-			return 2;
+			return NS_LIMIT;
 		if (!pid) {
 			int64_t end = wqt_now_ms() + 10000;
 
-			close(hs->down[1]);	/* the parent's close ends them */
+			close(hs.down[1]);	/* the parent's close ends them */
 			if (drop_to(UID_B))
 				_exit(1);
-			/* the churn's last namespaces may still be going */
 			while (unshare(CLONE_NEWUSER | CLONE_NEWIPC))
 				if (errno != ENOSPC || wqt_now_ms() > end)
 					_exit(1);
 				else
 					wqt_sleep_ms(10);
-			hs_recv(hs->down[0]);
+			hs_recv(hs.down[0]);
 			_exit(0);
 		}
 	}
-	return 0;
+	close(hs.down[1]);
+	while (wait(&status) > 0)
+		bad += !WIFEXITED(status) || WEXITSTATUS(status);
+	close(hs.down[0]);
+	return bad;
 }
 
-/*
- * A thousand namespaces, one after the other, each making queues and
- * exiting with keys held and delayed: none is left in wq's listing, UID_B's
- * quota is back to 0, and no namespace is left either (UID_B can hold
- * user.max_ipc_namespaces of them at once again; one leaked would be one
- * too many).
- */
 FIXTURE(churn) {
-	int unused;
+	char old[32];
+	pid_t *holders;
 };
 
 FIXTURE_SETUP(churn)
 {
+	char val[32];
+
+	self->old[0] = 0;
 	if (!wqt_have_dev() || wqt_debugfs_lists("churn.a", 0) < 0)
 		SKIP(return, "no /dev/wq or no debugfs");
+	if (wqt_read_file(MAX_NS_PATH, self->old, sizeof(self->old)))
+		SKIP(return, "no %s", MAX_NS_PATH);
+	/* the holders, orphaned, come back to this process to be reaped */
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0));
+	self->holders = wqt_shared(HELD * sizeof(pid_t));
+	ASSERT_NE(NULL, self->holders);
+	wqt_write_file("/proc/sys/kernel/unprivileged_userns_clone", "1");
+	snprintf(val, sizeof(val), "%d", NS_LIMIT);
+	ASSERT_EQ(0, wqt_write_file(MAX_NS_PATH, val));
 }
 
 FIXTURE_TEARDOWN(churn)
 {
-	wqt_reap_all();
+	int i;
+
+	for (i = 0; self->holders && i < HELD; i++)
+		if (self->holders[i] > 0)
+			kill(self->holders[i], SIGKILL);
+	while (wait(NULL) > 0)
+		;
+	if (self->old[0])
+		wqt_write_file(MAX_NS_PATH, self->old);
 }
 
+/*
+ * A thousand namespaces, one after the other, each making queues and
+ * exiting with keys held and delayed, then HELD more kept by a process
+ * that never opened /dev/wq, until it is killed: none is left in wq's
+ * listing, UID_B's quota is back to 0, and no namespace is left (UID_B
+ * can hold user.max_ipc_namespaces of them at once again: one leaked would
+ * be one too many).
+ */
 TEST_F_TIMEOUT(churn, a_thousand_namespaces, 900)
 {
 	int64_t t0 = wqt_now_ms();
-	char old[32], val[32];
-	struct handshake hs;
-	int i, rc, left = 0, status;
+	int i;
 
-	if (wqt_read_file(MAX_NS_PATH, old, sizeof(old)))
-		SKIP(return, "no %s", MAX_NS_PATH);
-	wqt_write_file("/proc/sys/kernel/unprivileged_userns_clone", "1");
-	snprintf(val, sizeof(val), "%d", NS_LIMIT);
-	ASSERT_EQ(0, wqt_write_file(MAX_NS_PATH, val));
-	for (i = 0; i < CHURN; i++) {
-		if (getenv("WQ_CHURN_DEBUG"))
-			fprintf(stderr, "# %d at %lld ms\n", i, (long long)(wqt_now_ms() - t0));
-		rc = wqt_wait_child(wqt_spawn(short_lived, NULL), 30000);
-		if (rc) {
-			EXPECT_EQ(0, rc) TH_LOG("namespace %d of %d", i, CHURN);
-			break;
-		}
-	}
-	EXPECT_GE(wait_gone(0), 0) TH_LOG("queues or UID_B's quota left");
-	ASSERT_EQ(0, hs_init(&hs));
-	EXPECT_EQ(0, hold_limit(&hs));
-	close(hs.down[1]);			/* they all leave */
-	while (wait(&status) > 0)
-		left += !WIFEXITED(status) || WEXITSTATUS(status);
-	EXPECT_EQ(0, left) TH_LOG("of %d namespaces at once", NS_LIMIT);
-	wqt_write_file(MAX_NS_PATH, old);
+	ASSERT_EQ(0, churn_run(CHURN, NULL));
+	ASSERT_GE(wait_gone(0), 0) TH_LOG("queues or UID_B's quota left");
+	ASSERT_EQ(0, churn_run(HELD, self->holders));
+	wqt_sleep_ms(1500);			/* a reaper's round passes */
+	EXPECT_EQ(HELD, wqt_debugfs_lists("churn.a", 0));
+	for (i = 0; i < HELD; i++)
+		if (self->holders[i] > 0)
+			kill(self->holders[i], SIGKILL);
+	while (wait(NULL) > 0)
+		;
+	memset(self->holders, 0, HELD * sizeof(pid_t));
+	ASSERT_GE(wait_gone(0), 0) TH_LOG("the held namespaces' queues left");
+	EXPECT_EQ(0, hold_limit()) TH_LOG("of %d namespaces at once", NS_LIMIT);
 	EXPECT_EQ(0, wqt_debugfs_lists("churn.a", 0));
 	EXPECT_EQ(0, wqt_debugfs_lists("churn.b", 0));
-	TH_LOG("%d namespaces in %lld ms", CHURN,
+	TH_LOG("%d + %d namespaces in %lld ms", CHURN, HELD,
 	       (long long)(wqt_now_ms() - t0));
 }
 

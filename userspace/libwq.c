@@ -231,8 +231,7 @@ static int wq_add_prio(int fd, uint32_t flags, const void *key, size_t len,
 		return ret;
 	if (out)
 		*out = a.delay_ns;
-	/* WQ_ADDED_*: returned, or only in the field (an older module) */
-	return ret ? ret : (int)a.outcome;
+	return (int)a.outcome;	/* WQ_ADDED_*: 0 from an older module */
 }
 
 static int wq_add_call(int fd, uint32_t flags, const void *key, size_t len,

@@ -34,8 +34,8 @@
  * - A call that fails changes nothing. A call's results are written after
  *   it took effect, to fields and arrays found writable before it did; if
  *   another thread unmaps or protects them meanwhile, the call still
- *   succeeds (what it did is its return value) and those results are
- *   lost, as they would be once the memory is gone anyway.
+ *   succeeds and those results are lost, as they would be once the
+ *   memory is gone anyway.
  * - Rights are the opener's: CREATE, OPEN, DESTROY, LIST and MODULE_INFO
  *   check permissions, capabilities and quotas with the credentials of
  *   the task that opened the /dev/wq file, whoever makes the call, as a
@@ -276,11 +276,9 @@ struct wq_name {
  *	(Added in the struct's second version.)
  * @outcome: out: what the add did, WQ_ADDED_* (an add of a waiting key
  *	without a delay queues it: WQ_ADDED_QUEUED; an AddRateLimited whose
- *	delay is 0 is reported as an Add), also the call's return value.
- *	Written, like @delay_ns, only by a module with WQ_FEATURE_ADD_OUTCOME
- *	(struct wq_module_info); it is checked writable before the add. A
- *	struct of an earlier version, without the field, makes the call
- *	return 0. (Added in the third version.)
+ *	delay is 0 is reported as an Add). Written, like @delay_ns, only by a
+ *	module with WQ_FEATURE_ADD_OUTCOME (struct wq_module_info); it is
+ *	checked writable before the add. (Added in the third version.)
  * @priority: with WQ_ADD_PRIORITY (a queue made with WQ_CREATE_PRIORITY
  *	only, else -EINVAL): the key's priority, any __s32, higher first. An
  *	add without it is an add at 0, as controller-runtime's: a new key

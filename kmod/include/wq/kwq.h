@@ -132,7 +132,8 @@ struct kwq_item;
  * its bytes, by anyone): until then the queue keeps the key's record (at
  * most 152 bytes) for it, however long ago the key went. The handle holds
  * no reference on the queue: keep yours until the handle is given back.
- * Copies of a handle are not handles.
+ * Copies of a handle are not handles. A record with 63 handles not given
+ * back is kept until its queue is freed.
  */
 struct kwq_held {
 	s32 priority;
