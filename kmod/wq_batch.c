@@ -406,8 +406,9 @@ long wq_ioc_done_get_batch(struct wq_handle *h, struct kwq *q, void *arg,
 		 * struct another thread took away since ends the call, not
 		 * failing: 0 (see wq_ioc_done_get()).
 		 */
-		if (put_user(0ULL, &ud->done_keys) || put_user(0U, &ud->n_done) ||
-		    put_user(0ULL, &ud->done_results))
+		if (ud && (put_user(0ULL, &ud->done_keys) ||
+			   put_user(0U, &ud->n_done) ||
+			   put_user(0ULL, &ud->done_results)))
 			return 0;
 	}
 	/* after the Dones, keys that could not be delivered: 0, as DONE_GET */

@@ -100,42 +100,14 @@ static inline bool wq_ipc_ns_unused(struct ipc_namespace *ns)
  * submission's batch, where io_uring_cmd_done() posts it on its own) goes
  * through io_uring_cmd_done();
  * from 6.12 a result is returned, but for -EAGAIN, which asks io_uring
- * for io-wq.
+ * for io-wq. No command is ever sent there: one that would wait is
+ * parked, having copied its struct out of the SQE.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
 #include <linux/io_uring/cmd.h>
 #else
 #include <linux/io_uring.h>
 #endif
-
-/*
- * From 6.10 to 6.13 (and 6.12.y) io_uring copies the SQE of a command it
- * sends to io-wq after -EAGAIN into req->async_data without pointing ->sqe
- * at the copy: issued again there, ->sqe would be a slot of the SQ ring
- * the program may have filled anew. The punt makes the copy itself and
- * points ->sqe at it, as 6.14 does (io_uring then copies nothing); 6.14
- * also copies every SQE at prep. async_data starts with the SQE there.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0) && \
-	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
-#define WQ_URING_OWN_COPY
-#endif
-
-/* @c goes to io-wq (->uring_cmd() returns this): nothing done yet. */
-static inline int wq_uring_punt(struct io_uring_cmd *c,
-				unsigned int issue_flags)
-{
-#ifdef WQ_URING_OWN_COPY
-	struct io_uring_sqe *copy = cmd_to_io_kiocb(c)->async_data;
-
-	if (c->sqe != copy) {
-		memcpy(copy, c->sqe, (issue_flags & IO_URING_F_SQE128) ?
-				     2 * sizeof(*copy) : sizeof(*copy));
-		c->sqe = copy;
-	}
-#endif
-	return -EAGAIN;
-}
 
 /* The SQE's command area: 16 bytes, or 80 in an IORING_SETUP_SQE128 ring. */
 static inline const void *wq_uring_cmd_area(const struct io_uring_cmd *c)
@@ -158,6 +130,35 @@ static inline void wq_uring_cmd_done(struct io_uring_cmd *c, long ret,
 #else
 	io_uring_cmd_done(c, ret, 0);
 #endif
+}
+
+/*
+ * Parked commands (wq_uring.c). io_uring_cmd_mark_cancelable(), and with
+ * it IO_URING_F_CANCEL, came in 6.7 (WQ_URING_CANCELABLE); a task work
+ * callback learns its task is gone from IO_URING_F_TASK_DEAD from 6.6
+ * (WQ_URING_TASK_DEAD) and takes no issue_flags in 6.1.0 (6.1.y's does:
+ * WQ_URING_TW_FLAGS); from 7.0 it is an io_req_tw_func_t
+ * (WQ_URING_TW_REQ). Kbuild reads off the headers which the tree has.
+ */
+/* Is ->uring_cmd() called to cancel a command (ring teardown, exit)? */
+static inline bool wq_uring_cancelling(unsigned int issue_flags)
+{
+#ifdef WQ_URING_CANCELABLE
+	return issue_flags & IO_URING_F_CANCEL;
+#else
+	return false;
+#endif
+}
+
+/* Is the task work of a command running where its task is gone? */
+static inline bool wq_uring_task_dead(unsigned int issue_flags)
+{
+#ifdef WQ_URING_TASK_DEAD
+	if (issue_flags & IO_URING_F_TASK_DEAD)
+		return true;
+#endif
+	/* io_uring's fallback runs it in a kworker; an exiting task's mm is gone */
+	return current->flags & (PF_EXITING | PF_KTHREAD);
 }
 
 /*

@@ -335,11 +335,14 @@ static const struct wq_ioctl_op wq_ioctl_ops[] = {
 		      value, WQ_OP_WRITE),
 	[_IOC_NR(WQ_IOC_DONE_GET)] =
 		WQ_OP(WQ_IOC_DONE_GET, wq_ioc_done_get, struct wq_done_get,
-		      reserved, WQ_OP_READ | WQ_OP_COPIES_OUT),
+		      reserved, WQ_OP_READ | WQ_OP_COPIES_OUT | WQ_OP_URING),
 	[_IOC_NR(WQ_IOC_DONE_GET_BATCH)] =
 		WQ_OP(WQ_IOC_DONE_GET_BATCH, wq_ioc_done_get_batch,
 		      struct wq_done_get_batch, done_results,
-		      WQ_OP_READ | WQ_OP_COPIES_OUT),
+		      WQ_OP_READ | WQ_OP_COPIES_OUT | WQ_OP_URING),
+	[_IOC_NR(WQ_IOC_URING_CANCEL)] =
+		WQ_OP(WQ_IOC_URING_CANCEL, wq_ioc_uring_cancel,
+		      struct wq_uring_cancel, addr, WQ_OP_BOUND | WQ_OP_URING),
 };
 
 union wq_ioctl_buf {
@@ -357,6 +360,7 @@ union wq_ioctl_buf {
 	struct wq_key_info key_state;
 	struct wq_done_get done_get;
 	struct wq_done_get_batch done_get_batch;
+	struct wq_uring_cancel uring_cancel;
 };
 
 /**
@@ -515,6 +519,8 @@ static int wq_open(struct inode *inode, struct file *file)
 	mutex_init(&h->bind_lock);
 	init_waitqueue_head(&h->pollq);
 	spin_lock_init(&h->fwd_lock);
+	spin_lock_init(&h->park_lock);
+	INIT_LIST_HEAD(&h->parked);
 	init_waitqueue_func_entry(&h->fwd_get, wq_poll_forward);
 	h->fwd_get.private = h;
 	init_waitqueue_func_entry(&h->fwd_put, wq_poll_forward);
@@ -547,8 +553,9 @@ static int wq_release(struct inode *inode, struct file *file)
 
 /*
  * /proc/PID/fdinfo/FD of a bound handle: its queue (id, name or
- * "(private)", depth as workqueue_depth, keys in processing) and the keys
- * this handle holds, as eventfd and io_uring show theirs.
+ * "(private)", depth as workqueue_depth, keys in processing), the keys
+ * this handle holds, its access and its io_uring commands parked, as
+ * eventfd and io_uring show theirs.
  */
 static void wq_show_fdinfo(struct seq_file *m, struct file *file)
 {
@@ -569,11 +576,20 @@ static void wq_show_fdinfo(struct seq_file *m, struct file *file)
 	seq_printf(m, "wq-held:\t%u\n", READ_ONCE(h->holder.nr));
 	seq_printf(m, "wq-access:\t%s%s\n", h->access & MAY_READ ? "r" : "",
 		   h->access & MAY_WRITE ? "w" : "");
+	seq_printf(m, "wq-parked:\t%u\n", READ_ONCE(h->nr_parked));
+}
+
+/* A descriptor closed: the io_uring commands its process parked end. */
+static int wq_flush(struct file *file, fl_owner_t id)
+{
+	wq_uring_flush(file->private_data, id);
+	return 0;
 }
 
 static const struct file_operations wq_fops = {
 	.owner = THIS_MODULE,
 	.open = wq_open,
+	.flush = wq_flush,
 	.release = wq_release,
 	.unlocked_ioctl = wq_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,

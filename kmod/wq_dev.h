@@ -36,6 +36,9 @@ struct io_uring_cmd;
  * @fwd_lock: serializes arming them (never taken by their wake function)
  * @fwd_armed: @fwd_get and @fwd_put are on the queue's wait queues
  *	(set under @fwd_lock once both are, read with acquire)
+ * @park_lock: protects @parked and @nr_parked
+ * @parked: io_uring commands parked on this handle (wq_uring.c)
+ * @nr_parked: how many
  */
 struct wq_handle {
 	struct mutex bind_lock;		/* serializes binding */
@@ -50,6 +53,9 @@ struct wq_handle {
 	struct wait_queue_entry fwd_put;
 	spinlock_t fwd_lock;		/* see above */
 	bool fwd_armed;
+	spinlock_t park_lock;		/* see above */
+	struct list_head parked;
+	unsigned int nr_parked;
 };
 
 /*
@@ -109,6 +115,11 @@ struct wq_ioctl_op {
 const struct wq_ioctl_op *wq_op_find(struct wq_handle *h, unsigned int cmd,
 				     struct kwq **qp);
 int wq_uring_cmd(struct io_uring_cmd *ioucmd, unsigned int issue_flags);
+void wq_uring_flush(struct wq_handle *h, fl_owner_t owner);
+void wq_uring_exit(void);
+long wq_ioc_uring_cancel(struct wq_handle *h, struct kwq *q, void *arg,
+			 void __user *uarg);
+
 int wq_deadline(u64 ns, ktime_t *deadline);
 
 /*

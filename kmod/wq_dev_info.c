@@ -51,7 +51,8 @@ long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 	mi->create_flags = WQ_CREATE_PRIVATE | WQ_CREATE_PRIORITY;
 	mi->features = WQ_FEATURE_ADD_OUTCOME | WQ_FEATURE_KEY_STATE |
 		       WQ_FEATURE_PRIORITY | WQ_FEATURE_KEY_CALLS |
-		       WQ_FEATURE_DONE_GET | WQ_FEATURE_URING;
+		       WQ_FEATURE_DONE_GET | WQ_FEATURE_URING |
+		       WQ_FEATURE_URING_PARK;
 	mi->batch_max = WQ_BATCH_MAX;
 	return 0;
 }

@@ -31,31 +31,35 @@ long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 	ktime_t deadline = KTIME_MAX;
 	struct wq_add *a = arg;
 	struct kwq_item *item;
+	u32 af = a->flags;
 	bool try = false;
 	int ret;
 
-	/* only the kernel's copy of an io_uring command may say so */
-	if (!ua && (a->flags & WQ_ADD_TRY)) {
-		a->flags &= ~WQ_ADD_TRY;
+	/*
+	 * Only the kernel's copy of an io_uring command may say so; the
+	 * struct stays as given (a parked command tries it again).
+	 */
+	if (!ua && (af & WQ_ADD_TRY)) {
+		af &= ~WQ_ADD_TRY;
 		try = true;
 	}
-	if ((a->flags & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER |
-			  WQ_ADD_PRIORITY)) ||
+	if ((af & ~(WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER |
+		    WQ_ADD_PRIORITY)) ||
 	    a->outcome || kwq_check_key_len(a->key_len))
 		return -EINVAL;
 	/* a priority only on a priority queue, and only when flagged */
-	if ((a->flags & WQ_ADD_PRIORITY) ? !q->prio : a->priority)
+	if ((af & WQ_ADD_PRIORITY) ? !q->prio : a->priority)
 		return -EINVAL;
-	if (a->flags & WQ_ADD_RATE_LIMITED) {
+	if (af & WQ_ADD_RATE_LIMITED) {
 		/* both: the shorter delay, on a priority queue only */
-		if ((a->delay_ns || (a->flags & WQ_ADD_AFTER)) &&
-		    !(q->prio && (a->flags & WQ_ADD_AFTER)))
+		if ((a->delay_ns || (af & WQ_ADD_AFTER)) &&
+		    !(q->prio && (af & WQ_ADD_AFTER)))
 			return -EINVAL;
 		flags |= KWQ_ADD_RATE_LIMITED;
 	}
-	if (a->flags & WQ_ADD_AFTER)
+	if (af & WQ_ADD_AFTER)
 		flags |= KWQ_ADD_AFTER;
-	if (a->flags & WQ_ADD_WAIT) {
+	if (af & WQ_ADD_WAIT) {
 		if (wq_deadline(a->deadline_ns, &deadline))
 			return -EINVAL;
 		/* an O_NONBLOCK file never sleeps: -EAGAIN (uapi: struct wq_get) */
@@ -322,8 +326,9 @@ long wq_ioc_done_get(struct wq_handle *h, struct kwq *q, void *arg,
 		 * struct was found writable (wq_ioctl()); if another thread
 		 * took it away since, the call ends here, not failing: 0.
 		 */
-		if (put_user(0ULL, &((struct wq_done_get __user *)uarg)->prev) ||
-		    put_user(0U, &((struct wq_done_get __user *)uarg)->prev_len))
+		if (uarg &&
+		    (put_user(0ULL, &((struct wq_done_get __user *)uarg)->prev) ||
+		     put_user(0U, &((struct wq_done_get __user *)uarg)->prev_len)))
 			return 0;
 	}
 	/*

@@ -119,6 +119,7 @@ err_cache:
 static void __exit wq_exit(void)
 {
 	wq_dev_exit();
+	wq_uring_exit();
 	wq_registry_debugfs_exit();
 	wq_ipc_exit();
 	wq_registry_exit();

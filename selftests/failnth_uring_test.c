@@ -1,21 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fail-nth (wq_test_failnth.h) of /dev/wq's io_uring commands
- * (wq_uring.h), in the thread that submits (io_uring_enter() issues them
- * inline: ADD, DONE, gets served at once, a get that must wait and is
- * handed to io_uring's worker, the batches) and in that worker itself
- * (iou-wrk-<pid>, its /proc/self/task/TID/fail-nth written while it is
- * idle: a get of a key above 64 bytes into a buffer above 64, for which
- * the kernel allocates, and a GET_BATCH with the batch scratch pool held
- * empty). After each failure the command says -ENOMEM (io_uring_enter()
- * -EAGAIN for io_uring's own allocations: the SQEs are submitted again;
- * a get handed to io-wq -ECANCELED if no worker could take it) or
- * succeeded (the fault hit kmemleak's record); one that failed took or
- * changed nothing, every key is where the successful ones put it, once,
- * and the queue works on. Skipped without fail-nth (but on the debug
- * lane, where io_uring and the commands must be there too).
+ * (wq_uring.h), where they run: in the thread that submits
+ * (io_uring_enter() issues them inline: ADD, DONE, gets served at once,
+ * a get that must wait and is parked, the batches) and in the task work
+ * that tries a parked get again when its key comes (armed around the wait
+ * of a DEFER_TASKRUN ring, where that task work runs: a get of a key above
+ * 64 bytes into a buffer above 64, for which the kernel allocates, and a
+ * GET_BATCH with the batch scratch pool held empty). After each failure
+ * the command says -ENOMEM (io_uring_enter() -EAGAIN for io_uring's own
+ * allocations: the SQEs are submitted again) or succeeded (the fault hit
+ * kmemleak's record); one that failed took or changed nothing, every key
+ * is where the successful ones put it, once, and the queue works on.
+ * Skipped without fail-nth (but on the debug lane, where io_uring and the
+ * commands must be there too).
  */
-#include <dirent.h>
 #include <pthread.h>
 
 #include "wq_test_failnth.h"
@@ -25,6 +24,7 @@
 #define LONG_KEY(j)	(2 + 3 * (j))	/* keys 2, 5, 8, ...: 100 bytes */
 
 static struct io_uring ring;	/* each test's own (a process each) */
+static struct io_uring dring;	/* DEFER_TASKRUN: task work when it waits */
 
 /* In a test: ring made (or the test skipped), a first command through it. */
 #define URING_UP() do {							\
@@ -35,20 +35,18 @@ static struct io_uring ring;	/* each test's own (a process each) */
 	} while (0)
 
 /*
- * The ring, its io-wq limited to one worker of each kind (so that the
- * worker a get waits in is the one found), and its request cache warmed
- * by a first command (a DONE of nothing: -ENOENT).
+ * The rings, the plain one's request cache warmed by a first command (a
+ * DONE of nothing: -ENOENT).
  */
 static int uring_up(void)
 {
-	unsigned int one[2] = { 1, 1 };
 	struct wqt_cqe c;
 	int fd, r;
 
 	r = wq_uring_queue_init(WQT_RING_ENTRIES, &ring, 0);
 	if (r)
 		return r;
-	r = io_uring_register_iowq_max_workers(&ring, one);
+	r = wq_uring_queue_init(8, &dring, WQ_URING_SETUP_FAST);
 	if (r)
 		return r;
 	fd = wq_create_private(NULL);
@@ -94,12 +92,10 @@ static int call_armed(struct __test_metadata *_metadata,
 	return (int)rec(self, c.res);
 }
 
-static int worker_up(struct __test_metadata *_metadata, int *nth_fd);
-
 /*
- * fnth_down() after a get through io-wq, whose worker lets go of the
- * request (and the handle's file) after the completion: the queue's charge
- * may outlive the close for a moment. Waited for (a bound, not a timing).
+ * fnth_down() after a parked command, whose completion lets go of the
+ * handle's file as io_uring frees the request: the queue's charge may
+ * outlive the close for a moment. Waited for (a bound, not a timing).
  */
 static void uring_down(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(fnth) *self)
@@ -250,19 +246,16 @@ TEST_F_TIMEOUT(fnth, uring_get_inline, 300)
 
 /*
  * A get on an empty queue, which must wait: the submitter's fault is in
- * what hands it to the worker (there, idle, from the start). Then a key of
- * 100 bytes comes (by the ioctl): the get takes it, or it failed (-ENOMEM,
- * or -ECANCELED should no worker take it) and the key stays queued.
+ * what parks it. Then a key of 100 bytes comes (by the ioctl): the get
+ * takes it, or it failed (-ENOMEM) and the key stays queued.
  */
 TEST_F_TIMEOUT(fnth, uring_get_park, 300)
 {
 	static char buf[CAP];
 	struct wqt_cqe c;
-	int r, fd, nth_fd;
+	int r, fd;
 
 	URING_UP();
-	worker_up(_metadata, &nth_fd);
-	close(nth_fd);
 	FOR_EACH_NTH(self) {
 		fd = fnth_up(_metadata, self, true, NULL);
 		wq_prep_get(wqt_sqe(&ring, 0), fd, buf, CAP);
@@ -273,10 +266,8 @@ TEST_F_TIMEOUT(fnth, uring_get_park, 300)
 		ASSERT_NE(WQT_NO_CQE, c.res) TH_LOG("nth %d: no completion",
 						    self->nth);
 		r = (int)rec(self, c.res);
-		if (r == -ECANCELED)
-			EXPECT_TRUE(self->fired);
 		key2_outcome(_metadata, self, fd, buf, r);
-		check_results(_metadata, self, -EAGAIN, -ECANCELED);
+		check_results(_metadata, self, -EAGAIN, 0);
 		EXPECT_QUEUE_EMPTY(fd);
 		uring_down(_metadata, self);
 	}
@@ -369,131 +360,61 @@ TEST_F_TIMEOUT(fnth, uring_batch, 300)
 	fnth_report(_metadata, self);
 }
 
-/* ---- the worker -------------------------------------------------------- */
+/* ---- the parked command's try ------------------------------------------- */
 
-/* The tid of this process's io_uring worker (iou-wrk-*), or -1. */
-static int worker_tid(void)
+/* The command of dring's SQE submitted unarmed, and parked. */
+static void parked_submit(struct __test_metadata *_metadata)
 {
-	char path[64], comm[32];
-	struct dirent *e;
-	int tid = -1;
-	DIR *dir = opendir("/proc/self/task");
-
-	while (dir && (e = readdir(dir))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%.20s/comm",
-			 e->d_name);
-		if (wqt_read_file(path, comm, sizeof(comm)) == 0 &&
-		    !strncmp(comm, "iou-wrk-", 8))
-			tid = atoi(e->d_name);
-	}
-	if (dir)
-		closedir(dir);
-	return tid;
-}
-
-/* Whether thread tid waits inside wq (-1: its stack cannot be read). */
-static int in_wq(int tid)
-{
-	char path[64], line[256];
-	FILE *f;
-	int in = 0;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		in |= !!strstr(line, " [wq]");
-	fclose(f);
-	return in;
-}
-
-/*
- * The worker: one made by a get that waits (on a queue of its own, its
- * key then added), idle again; its fail-nth file opened (*nth_fd).
- */
-static int worker_up(struct __test_metadata *_metadata, int *nth_fd)
-{
-	char path[64], buf[8];
-	struct wqt_cqe c;
-	int fd, tid;
-
-	fd = wq_create_private(NULL);
-	ASSERT_LE(0, fd);
-	wq_prep_get(wqt_sqe(&ring, 0), fd, buf, sizeof(buf));
-	ASSERT_EQ(1, io_uring_submit(&ring));
+	ASSERT_EQ(1, io_uring_submit(&dring));
 	ASSERT_TRUE(wqt_parked(0, 1));
-	ASSERT_EQ(0, wq_add(fd, "w", 1));
-	wqt_reap(&ring, UPPER_MS, &c);
-	ASSERT_EQ(1, c.res);
-	close(fd);
-	tid = worker_tid();
-	ASSERT_LT(0, tid) TH_LOG("no iou-wrk thread in /proc/self/task");
-	snprintf(path, sizeof(path), "/proc/self/task/%d/fail-nth", tid);
-	*nth_fd = open(path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, *nth_fd) TH_LOG("%s: %s", path, strerror(errno));
-	return tid;
 }
 
 /*
- * The get submitted (the worker armed) waits in the worker (or has failed
- * already): then adds (the ioctl, this thread unarmed) the keys it waits
- * for, reaps its completion, and disarms the worker (fired: it was 0).
+ * The keys the parked command waits for added (ioctls: its task work is
+ * queued, not run); then the wait for its completion armed, in which
+ * the task work tries it.
  */
-static int worker_get(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(fnth) *self, int tid, int nth_fd, int fd,
+static int parked_try(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(fnth) *self, int fd,
 		      const struct iovec *add, int nadd)
 {
-	int64_t end = wqt_now_ms() + WQT_PARK_MS;
 	struct wqt_cqe c;
-	char nth[16] = { 0 };
-	int parked = 0, len = snprintf(nth, sizeof(nth), "%d", self->nth);
+	int i;
 
-	ASSERT_EQ(len, pwrite(nth_fd, nth, len, 0));	/* armed, idle */
-	ASSERT_EQ(1, io_uring_submit(&ring));
-	while (!wqt_cqe_ready(&ring) && (parked = in_wq(tid)) == 0 &&
-	       wqt_now_ms() < end)
-		wqt_sleep_ms(2);
-	if (parked < 0)		/* no stacks: time to park, at least */
-		wqt_sleep_ms(200);
-	ASSERT_EQ(nadd, wq_add_batch(fd, add, (unsigned int)nadd, NULL));
-	wqt_reap(&ring, UPPER_MS, &c);
-	EXPECT_LT(0, pread(nth_fd, nth, sizeof(nth) - 1, 0));
-	EXPECT_EQ(1, pwrite(nth_fd, "0", 1, 0));
-	self->fired = atoi(nth) == 0;
+	/* one by one: an ADD_BATCH would give the scratch pool one */
+	for (i = 0; i < nadd; i++)
+		ASSERT_EQ(0, wq_add(fd, add[i].iov_base, add[i].iov_len));
+	fnth_step_arm(_metadata, self);
+	wqt_reap(&dring, UPPER_MS, &c);
+	fnth_step_disarm(_metadata, self);
 	ASSERT_NE(WQT_NO_CQE, c.res) TH_LOG("nth %d: no completion", self->nth);
 	return (int)rec(self, c.res);
 }
 
 /*
- * A get of a 100-byte key into a buffer of CAP, waiting in the worker,
- * armed there: it takes the key (which is then in processing), or fails
- * with -ENOMEM and the key is queued.
+ * A parked get of a 100-byte key into a buffer of CAP, tried again armed:
+ * it takes the key (which is then in processing), or fails with -ENOMEM
+ * and the key is queued.
  */
-TEST_F_TIMEOUT(fnth, uring_worker_get, 300)
+TEST_F_TIMEOUT(fnth, uring_parked_get, 300)
 {
 	struct iovec k2 = { keys[2], 0 };
-	struct io_uring_sqe *sqe;
 	static char buf[CAP];
-	int tid, nth_fd, fd, r;
+	int fd, r;
 
 	k2.iov_len = klen[2];
 	URING_UP();
-	tid = worker_up(_metadata, &nth_fd);
 	FOR_EACH_NTH(self) {
 		fd = fnth_up(_metadata, self, true, NULL);
-		sqe = wqt_sqe(&ring, 0);
-		wq_prep_get(sqe, fd, buf, CAP);
-		io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);	/* the worker's only */
-		r = worker_get(_metadata, self, tid, nth_fd, fd, &k2, 1);
+		wq_prep_get(wqt_sqe(&dring, 0), fd, buf, CAP);
+		parked_submit(_metadata);
+		fnth_step_start(self);
+		r = parked_try(_metadata, self, fd, &k2, 1);
 		check_results(_metadata, self, 0, 0);
 		key2_outcome(_metadata, self, fd, buf, r);
 		EXPECT_QUEUE_EMPTY(fd);
 		uring_down(_metadata, self);
 	}
-	close(nth_fd);
 	fnth_report(_metadata, self);
 }
 
@@ -501,7 +422,7 @@ TEST_F_TIMEOUT(fnth, uring_worker_get, 300)
  * The batch calls' scratch space comes from a pool of at most two per
  * possible CPU, 64 at most, and a GET_BATCH asleep holds one: HOLDERS
  * asleep in GET_BATCH on a queue of their own leave it empty, so that the
- * worker's GET_BATCH allocates its own.
+ * parked GET_BATCH's try allocates its own.
  */
 #define HOLDERS		66
 
@@ -512,11 +433,11 @@ struct holders {
 
 static void *holder(void *arg)
 {
-	struct holders *h = arg;
+	int *fd = arg;
 	struct iovec iov;
 	char buf[64];
 
-	return (void *)(intptr_t)wq_get_batch(h->fd, buf, sizeof(buf), &iov, 1, -1);
+	return (void *)(intptr_t)wq_get_batch(*fd, buf, sizeof(buf), &iov, 1, -1);
 }
 
 static void holders_start(struct __test_metadata *_metadata, struct holders *h)
@@ -529,7 +450,7 @@ static void holders_start(struct __test_metadata *_metadata, struct holders *h)
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	for (i = 0; i < HOLDERS; i++)
-		ASSERT_EQ(0, pthread_create(&h->th[i], &attr, holder, h));
+		ASSERT_EQ(0, pthread_create(&h->th[i], &attr, holder, &h->fd));
 	pthread_attr_destroy(&attr);
 	ASSERT_TRUE(wqt_parked(0, HOLDERS));
 }
@@ -548,34 +469,43 @@ static void holders_stop(struct __test_metadata *_metadata, struct holders *h)
 }
 
 /*
- * A GET_BATCH of up to 4 keys waiting in the worker, armed there, the
- * scratch pool empty: it takes the keys that came (three of 100 bytes, in
- * one ADD_BATCH), the first in order, or fails with -ENOMEM having taken
+ * A parked GET_BATCH of up to 4 keys, tried again armed, the scratch pool
+ * empty: it takes the keys that came (three of 100 bytes), the first in
+ * order, or fails with -ENOMEM having taken
  * none.
  */
-TEST_F_TIMEOUT(fnth, uring_worker_get_batch, 300)
+TEST_F_TIMEOUT(fnth, uring_parked_get_batch, 300)
 {
 	static const int fifo[3] = { LONG_KEY(0), LONG_KEY(1), LONG_KEY(2) };
 	struct iovec add[3], got[4];
-	struct io_uring_sqe *sqe;
+	int fd, r, i, xfd;
 	struct holders h;
-	int tid, nth_fd, fd, r, i;
+	pthread_t one;
+	void *ret;
 
 	for (i = 0; i < 3; i++) {
 		add[i].iov_base = keys[fifo[i]];
 		add[i].iov_len = klen[fifo[i]];
 	}
 	URING_UP();
-	tid = worker_up(_metadata, &nth_fd);
 	holders_start(_metadata, &h);
+	xfd = wq_create_private(NULL);
+	ASSERT_LE(0, xfd);
 	FOR_EACH_NTH(self) {
 		fd = fnth_up(_metadata, self, true, NULL);
 		memset(got, 0, sizeof(got));
-		sqe = wqt_sqe(&ring, 0);
-		wq_prep_get_batch(sqe, fd, gbuf, sizeof(gbuf), got, 4);
-		/* the worker's only: a try inline would refill the pool */
-		io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
-		r = worker_get(_metadata, self, tid, nth_fd, fd, add, 3);
+		wq_prep_get_batch(wqt_sqe(&dring, 0), fd, gbuf, sizeof(gbuf),
+				  got, 4);
+		parked_submit(_metadata);
+		/* its first try gave the pool a scratch: one more holder */
+		ASSERT_EQ(0, pthread_create(&one, NULL, holder, &xfd));
+		ASSERT_TRUE(wqt_parked(0, HOLDERS + 2));
+		fnth_step_start(self);
+		r = parked_try(_metadata, self, fd, add, 3);
+		ASSERT_EQ(0, wq_add(xfd, "x", 1));
+		ASSERT_EQ(0, pthread_join(one, &ret));
+		ASSERT_EQ(1, (intptr_t)ret);
+		ASSERT_EQ(0, wq_done(xfd, "x", 1));
 		check_results(_metadata, self, 0, 0);
 		ASSERT_GE(3, r);
 		for (i = 0; i < r; i++) {
@@ -588,7 +518,7 @@ TEST_F_TIMEOUT(fnth, uring_worker_get_batch, 300)
 		uring_down(_metadata, self);
 	}
 	holders_stop(_metadata, &h);
-	close(nth_fd);
+	close(xfd);
 	fnth_report(_metadata, self);
 }
 

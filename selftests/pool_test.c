@@ -24,6 +24,7 @@
 #include "wq_test_util.h"
 #include "wq_test_jobs.h"
 #include "wq_test_ioctl.h"
+#include "wq_test_files.h"
 
 #define NKEYS	64
 
@@ -519,25 +520,26 @@ static int threads_named(const char *comm)
 }
 
 /*
- * Idle workers: on io_uring, their gets wait in io_uring's worker threads
- * (one each); on the ioctls, or where io_uring cannot be used, there are
- * none. Then the keys are handled as ever.
+ * Idle workers: on io_uring, their gets are parked in the module (one
+ * each), and no thread waits for them, not even one of io_uring's
+ * workers; on the ioctls, or where io_uring cannot be used, nothing is
+ * parked. Then the keys are handled as ever.
  */
 TEST_F(pool, idle_workers_wait_where_they_should)
 {
 	bool ring = variant->flags && uring_usable();
 	int64_t end = wqt_now_ms() + UPPER_MS;
-	int n;
+	long n;
 
 	START(3, 3, give_up);
-	while ((n = threads_named("iou-wrk")) < (ring ? 3 : 1) &&
+	while ((n = wqt_fdinfo_sum(0, "wq-parked")) < (ring ? 3 : 1) &&
 	       wqt_now_ms() < end)
 		wqt_sleep_ms(10);
 	if (!ring)
 		wqt_sleep_ms(200);	/* none comes */
-	n = threads_named("iou-wrk");
-	EXPECT_EQ(ring, n >= 3) TH_LOG("%d io_uring workers", n);
-	EXPECT_EQ(ring, n > 0);
+	n = wqt_fdinfo_sum(0, "wq-parked");
+	EXPECT_EQ(ring ? 3 : 0, n) TH_LOG("%ld gets parked", n);
+	EXPECT_EQ(0, threads_named("iou-wrk"));
 	add_keys(_metadata, self->fd, 16);
 	ASSERT_TRUE(settled(self->t, 16));
 	EXPECT_EQ(0, stop(&self->pool, UPPER_MS));

@@ -262,7 +262,7 @@ TEST_F(ring, handles_that_may_not)
 TEST_F(ring, other_commands_are_not_taken)
 {
 	static const unsigned int cmds[] = { WQ_IOC_STAT, WQ_IOC_FORGET,
-		WQ_IOC_SHUTDOWN, WQ_IOC_DONE_GET, WQ_IOC_KEY_STATE, 0x1234 };
+		WQ_IOC_SHUTDOWN, WQ_IOC_METRICS, WQ_IOC_KEY_STATE, 0x1234 };
 	unsigned char zero[WQ_URING_CMD_MAX] = { 0 };
 	int res[6], i;
 

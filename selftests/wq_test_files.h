@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * wq selftests: small files of the kernel's (debugfs knobs, the module's
- * parameters, a task's state), read and written whole. No kselftest harness here: the
- * helper programs (wq_soak) use it too.
+ * parameters, a task's state, fdinfo), read and written whole. No
+ * kselftest harness here: the helper programs (wq_soak) use it too.
  */
 #ifndef WQ_TEST_FILES_H
 #define WQ_TEST_FILES_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -129,6 +130,38 @@ static inline long wqt_slab_active(const char *cache)
 static inline long wqt_wq_items(void)
 {
 	return wqt_slab_active("wq_item");
+}
+
+/* The sum of a "NAME:\tN" line over the fdinfo of pid's descriptors. */
+static inline long wqt_fdinfo_sum(pid_t pid, const char *name)
+{
+	char path[96], line[128];
+	size_t len = strlen(name);
+	struct dirent *e;
+	long n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", (int)(pid ? pid : getpid()));
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%.20s",
+			 (int)(pid ? pid : getpid()), e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, name, len) && line[len] == ':')
+				n += strtol(line + len + 1, NULL, 10);
+		fclose(f);
+	}
+	closedir(d);
+	return n;
 }
 
 #endif /* WQ_TEST_FILES_H */

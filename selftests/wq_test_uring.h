@@ -7,22 +7,26 @@
  *   WQ_FEATURE_URING, a kernel without io_uring or with it disabled
  * - the fixture: a fresh queue and an SQE128 ring (wq_uring_queue_init)
  * - SQEs with a user_data, completions reaped with a time limit
- * - a get "parked": the threads of a process asleep inside the wq module,
- *   seen in their kernel stacks (/proc/PID/task/TID/stack names the
- *   module's functions "[wq]"): a ring's get waits in one of io_uring's
- *   worker threads (iou-wrk), a wq_get() caller in its own thread. The
+ * - a get "parked": a ring's command waiting in the module, as the
+ *   handle's fdinfo counts them (wq-parked), or a wq_get() caller asleep
+ *   inside the module in its own thread, seen in its kernel stack
+ *   (/proc/PID/task/TID/stack names the module's functions "[wq]"). The
  *   tests wait for that state instead of sleeping; where the stacks cannot
  *   be read they fall back to a generous sleep, to order events only.
+ * - io_uring's worker threads of a process (iou-wrk-*): none may wait for
+ *   a key
  */
 #ifndef WQ_TEST_URING_H
 #define WQ_TEST_URING_H
 
 #include <dirent.h>
 #include <limits.h>
+#include <sys/utsname.h>
 
 #include "wq_uring.h"
 #include "wq_test_util.h"
 #include "wq_test_ioctl.h"
+#include "wq_test_files.h"
 
 #define WQT_RING_ENTRIES	128
 #define WQT_PARK_MS		5000	/* longest wait for a get to park */
@@ -204,16 +208,60 @@ static inline int wqt_tasks_in_wq(pid_t pid)
 	return readable ? n : -1;
 }
 
+/* Ring commands of pid parked in the module (fdinfo's wq-parked). */
+static inline int wqt_ring_parked(pid_t pid)
+{
+	return (int)wqt_fdinfo_sum(pid, "wq-parked");
+}
+
+/* io_uring's worker threads of pid (0: this process): iou-wrk-*. */
+static inline int wqt_iowq_threads(pid_t pid)
+{
+	char path[96], comm[32];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	pid = pid ? pid : getpid();
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/comm",
+			 (int)pid, e->d_name);
+		if (!wqt_read_file(path, comm, sizeof(comm)) &&
+		    !strncmp(comm, "iou-wrk", 7))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
 /*
- * Waits until n threads of pid wait inside wq (n gets parked): true once
- * they do. Where stacks cannot be read, sleeps WQT_PARK_MS and says true.
+ * Gets of pid waiting in wq: its ring commands parked plus its threads
+ * asleep inside the module (-1 if no kernel stack can be read, and no
+ * command is parked).
+ */
+static inline int wqt_waiting(pid_t pid)
+{
+	int threads = wqt_tasks_in_wq(pid), ring = wqt_ring_parked(pid);
+
+	return threads < 0 && !ring ? -1 : ring + (threads < 0 ? 0 : threads);
+}
+
+/*
+ * Waits until n gets of pid wait inside wq: true once they do. Where
+ * nothing can be seen, sleeps WQT_PARK_MS and says true.
  */
 static inline bool wqt_parked(pid_t pid, int n)
 {
 	int64_t end = wqt_now_ms() + WQT_PARK_MS;
 	int seen;
 
-	while ((seen = wqt_tasks_in_wq(pid)) >= 0 && seen < n &&
+	while ((seen = wqt_waiting(pid)) >= 0 && seen < n &&
 	       wqt_now_ms() < end)
 		wqt_sleep_ms(5);
 	if (seen < 0)
@@ -221,15 +269,35 @@ static inline bool wqt_parked(pid_t pid, int n)
 	return seen < 0 || seen >= n;
 }
 
-/* Waits until no thread of pid waits inside wq (or stacks are unreadable). */
-static inline bool wqt_unparked(pid_t pid)
+/* Waits up to ms until no get of pid waits inside wq. */
+static inline bool wqt_unparked_within(pid_t pid, int ms)
 {
-	int64_t end = wqt_now_ms() + UPPER_MS;
+	int64_t end = wqt_now_ms() + ms;
 	int seen;
 
-	while ((seen = wqt_tasks_in_wq(pid)) > 0 && wqt_now_ms() < end)
+	while ((seen = wqt_waiting(pid)) > 0 && wqt_now_ms() < end)
 		wqt_sleep_ms(5);
 	return seen <= 0;
+}
+
+static inline bool wqt_unparked(pid_t pid)
+{
+	return wqt_unparked_within(pid, UPPER_MS);
+}
+
+/*
+ * How long a ring torn down by a live task may keep its parked commands:
+ * the module's lease (10 s) where the kernel cannot cancel them (before
+ * 6.7), at once otherwise; waited for generously.
+ */
+static inline int wqt_teardown_ms(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &major, &minor);
+	return major > 6 || (major == 6 && minor >= 7) ? UPPER_MS : 30000;
 }
 
 /* The WQ_KEY_* flags of the string key s (or -errno). */

@@ -5,14 +5,17 @@
  * libwq does not need liburing.
  *
  * A worker of a WQ_POOL_URING pool owns one small ring (4 SQEs of 128
- * bytes: wq's commands need IORING_SETUP_SQE128) and makes its loop's
- * one call, the done of the key in hand and the get of the next, as two
- * commands of one submission: the done, then the get, in that order
- * (commands of one submission take effect in it). The worker waits in
- * io_uring_enter for the get's completion while the get waits for a key
- * in one of io_uring's worker threads, in line with the queue's other
- * getters. One system call a key, as wq_done_get() makes; the worker's
- * thread is never blocked inside a wq command.
+ * bytes: wq's commands need IORING_SETUP_SQE128), set up for one thread
+ * (IORING_SETUP_DEFER_TASKRUN and SINGLE_ISSUER where the kernel has
+ * them: the completion of a parked get runs when the worker waits for
+ * it), and makes its loop's one call, the done of the key in hand and the
+ * get of the next, as one WQ_IOC_DONE_GET command. The worker waits in
+ * io_uring_enter for its completion while the get is parked in the
+ * module, in line with the queue's other getters, holding no thread. One
+ * system call a key, as wq_done_get() makes; the worker's thread is never
+ * blocked inside a wq command. A module whose ring does not take
+ * DONE_GET gets the done and the get as two commands of one submission,
+ * in that order (commands of one submission take effect in it).
  *
  * The done's key is copied into the ring's own buffer before the
  * submission: the get may write the caller's buffer (where the key in
@@ -59,13 +62,15 @@ struct wq_ring {
 	unsigned char *cqes;	/* struct io_uring_cqe */
 	void *rings;		/* SQ and CQ rings: one mapping */
 	size_t rings_len, sqes_len;
+	bool split;		/* the module takes no DONE_GET on a ring */
 	char prev[WQ_KEY_MAX];	/* the done's key */
 };
 
 _Static_assert(sizeof(struct io_uring_sqe) * 2 == WQ_RING_SQE_SIZE &&
 	       offsetof(struct io_uring_sqe, cmd) == WQ_RING_CMD_OFF &&
 	       sizeof(struct wq_key) <= WQ_URING_CMD_MAX &&
-	       sizeof(struct wq_get) <= WQ_URING_CMD_MAX,
+	       sizeof(struct wq_get) <= WQ_URING_CMD_MAX &&
+	       sizeof(struct wq_done_get) <= WQ_URING_CMD_MAX,
 	       "the SQE128 layout wq's commands use");
 
 static int wq_ring_setup(unsigned int entries, struct io_uring_params *p)
@@ -117,8 +122,14 @@ struct wq_ring *wq_ring_new(int fd)
 		return NULL;
 	r->fd = fd;
 	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_SQE128;
+	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_DEFER_TASKRUN |
+		  IORING_SETUP_SINGLE_ISSUER;
 	r->ring_fd = wq_ring_setup(WQ_RING_ENTRIES, &p);
+	if (r->ring_fd == -EINVAL) {	/* older than 6.1: without them */
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_SQE128;
+		r->ring_fd = wq_ring_setup(WQ_RING_ENTRIES, &p);
+	}
 	if (r->ring_fd < 0)
 		goto fail;
 	if (!(p.features & IORING_FEAT_SINGLE_MMAP))
@@ -253,6 +264,36 @@ static int wq_ring_run(struct wq_ring *r, bool has_done, bool *done_made)
 	return wq_ring_refused(get) ? -EOPNOTSUPP : get;
 }
 
+/*
+ * The loop's call as one WQ_IOC_DONE_GET command: its result, or
+ * -EOPNOTSUPP if the module refused it (nothing done: the two commands
+ * from now on). r->prev holds the done's key.
+ */
+static int wq_ring_one(struct wq_ring *r, size_t prev_len, void *buf,
+		       size_t cap)
+{
+	bool done_made = false;
+	struct wq_done_get d;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	d.get.buf = (uintptr_t)buf;
+	d.get.buf_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+	d.get.deadline_ns = WQ_DEADLINE_NONE;
+	if (prev_len) {
+		d.prev = (uintptr_t)r->prev;
+		d.prev_len = (uint32_t)prev_len;
+	}
+	wq_ring_push(r, WQ_IOC_DONE_GET, &d, sizeof(d), WQ_RING_GET);
+	ret = wq_ring_run(r, false, &done_made);
+	if (ret == -EOPNOTSUPP && !wq_ring_unsubmitted(r))
+		r->split = true;	/* refused, not made */
+	/* done made, the key not delivered (the buffer): the get alone */
+	if (ret == 0)
+		ret = wq_done_get(r->fd, NULL, 0, buf, cap, -1);
+	return ret;
+}
+
 ssize_t wq_ring_done_get(struct wq_ring *r, const void *prev, size_t prev_len,
 			 void *buf, size_t cap)
 {
@@ -265,8 +306,19 @@ ssize_t wq_ring_done_get(struct wq_ring *r, const void *prev, size_t prev_len,
 		return wq_done_get(r->fd, prev, prev_len, buf, cap, -1);
 	if (prev_len > WQ_KEY_MAX)
 		return -EINVAL;
-	if (prev_len) {
+	if (prev_len)
 		memcpy(r->prev, prev, prev_len);
+	if (!r->split) {
+		ret = wq_ring_one(r, prev_len, buf, cap);
+		if (ret != -EOPNOTSUPP)
+			return ret == -ECANCELED ? -EINTR : ret;
+		if (!r->split) {	/* the ring failed before the command went */
+			wq_ring_drop(r);
+			return wq_done_get(r->fd, r->prev, prev_len, buf, cap,
+					   -1);
+		}
+	}
+	if (prev_len) {
 		memset(&k, 0, sizeof(k));
 		k.key_len = (uint32_t)prev_len;
 		k.key = (uintptr_t)r->prev;

@@ -45,6 +45,7 @@ const struct cmdinfo cmds[] = {
 	  ENOENT, EAGAIN, ETIMEDOUT, EINTR, ESHUTDOWN, EMSGSIZE, ENOMEM),
 	C(WQ_IOC_DONE_GET_BATCH, struct wq_done_get_batch, done_results,
 	  EAGAIN, ETIMEDOUT, EINTR, ESHUTDOWN, EMSGSIZE, ENOMEM),
+	C(WQ_IOC_URING_CANCEL, struct wq_uring_cancel, addr, 0),
 #undef C
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

@@ -94,7 +94,7 @@
 #define IOC_SIZE_MAX	((1U << _IOC_SIZEBITS) - 1)
 #define KTIME_MAX_NS	((uint64_t)INT64_MAX)
 
-#define CMDS_MAX	20
+#define CMDS_MAX	21
 #define ERRNO_MAX	134	/* errnos counted; the last: any other */
 #define FD_NULL		0	/* /dev/null (vm-run's stdin) */
 #define FD_NOT_OPEN	1000

@@ -216,6 +216,15 @@ static void build_done_get(struct wq_done_get *d)
 	d->reserved = reserved_val();
 }
 
+/* URING_CANCEL: all, or one buffer's (an arena address, mostly) */
+static void build_uring_cancel(struct wq_uring_cancel *c)
+{
+	c->flags = chance(30) ? WQ_URING_CANCEL_ALL : chance(95) ? 0 : rnd();
+	c->reserved = reserved_val();
+	c->addr = c->flags ? (chance(95) ? 0 : rnd()) :
+		  chance(90) ? place(8, 0) : rnd();
+}
+
 /* DONE_GET_BATCH: a GET_BATCH, and keys to end first (or none) */
 static void build_done_get_batch(struct wq_done_get_batch *d)
 {
@@ -290,6 +299,7 @@ static void build(unsigned int ci, unsigned char *s, uint32_t *clean,
 	case WQ_IOC_METRICS: build_metrics((void *)s); break;
 	case WQ_IOC_DONE_GET: build_done_get((void *)s); break;
 	case WQ_IOC_DONE_GET_BATCH: build_done_get_batch((void *)s); break;
+	case WQ_IOC_URING_CANCEL: build_uring_cancel((void *)s); break;
 	default: break;	/* MODULE_INFO, STAT: read-only */
 	}
 	*clean = 1;
@@ -506,6 +516,10 @@ static void check_result(int fd, unsigned int ci, unsigned char *s, long r,
 		else if (clean && size >= offsetof(struct wq_add, priority) &&
 			 ((const struct wq_add *)s)->outcome > WQ_ADDED_KEPT)
 			fail("ADD outcome %u", ((const struct wq_add *)s)->outcome);
+		break;
+	case WQ_IOC_URING_CANCEL:	/* how many parked commands ended */
+		if (r < 0 || r > 65536)
+			fail("URING_CANCEL returned %ld", r);
 		break;
 	default:
 		if (r != 0 && cmd != WQ_IOC_SHUTDOWN)

@@ -436,6 +436,28 @@ static void live_cancel(void)
 		__atomic_add_fetch(&sh->cancelled, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * URING_CANCEL of a bound slot: all its parked io_uring commands, or one
+ * buffer's (of a get of uring.c's, or none): how many ended
+ */
+static void live_uring_cancel(void)
+{
+	struct wq_uring_cancel *c = at(AT_STRUCT);
+	int slot = live_slot(0);
+	long r;
+
+	if (slot < 0)
+		return;
+	memset(c, 0, sizeof(*c));
+	if (chance(50))
+		c->flags = WQ_URING_CANCEL_ALL;
+	else
+		c->addr = uat(AT_BUF);
+	r = live_call(slot, WQ_IOC_URING_CANCEL, uat(AT_STRUCT), 0);
+	if (r > 65536)
+		fail("live URING_CANCEL returned %ld", r);
+}
+
 /* STAT (0), METRICS (1), NUM_REQUEUES (2) or FORGET (3) */
 static void live_look(uint32_t what)
 {
@@ -536,8 +558,10 @@ void one_live(void)
 		live_look((op - 55) / 5);
 	else if (op < 80)
 		live_key_state();
-	else if (op < 85)
+	else if (op < 82)
 		live_cancel();
+	else if (op < 85)
+		live_uring_cancel();
 	else if (op < 90)
 		live_shutdown();
 	else if (op < 94)

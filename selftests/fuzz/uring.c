@@ -9,9 +9,11 @@
  * with boundary sizes, tails, random cmd_ops, mangled SQE fields, on any
  * fd: handles bound or not, /dev/null, the rings, none), or waits a
  * little for completions, or cancels an outstanding command (by its
- * user_data, or all of them), or tears the ring down with its commands
- * outstanding (at most every 10 s: the slots in flight then move to their
- * second arena, as the kernel may still write into the first), or sends
+ * user_data, or all of them, through io_uring, which finds none of wq's
+ * parked ones; or by its buffer, or all, through WQ_IOC_URING_CANCEL),
+ * or tears the ring down with its commands outstanding (at most every
+ * 10 s: the slots in flight then move to their second arena, as the
+ * kernel may still write into the first), or sends
  * a command through a ring without SQE128 (never taken: -EINVAL, or the
  * fd's error). Every completion is counted in the per-command table
  * (struct shared's useen and ulive; printed after the ioctls') and
@@ -226,10 +228,17 @@ static void complete(const struct io_uring_cqe *cqe)
 	if (ud & CANCEL_TAG) {
 		ut->cancels--;
 		seen_uring(UR_CANCEL, cqe->res < 0 ? -cqe->res : 0, 1);
-		if (cqe->res == 0 || (cqe->res > 0 && (ud & 1)))
+		if (ud & 2) {	/* WQ_IOC_URING_CANCEL: how many it ended */
+			if (cqe->res > 0)
+				count(U_CANCEL_HIT);
+			else if (cqe->res < 0 && cqe->res != -EBADF &&
+				 cqe->res != -EOPNOTSUPP) /* the fd closed, reused */
+				fail("io_uring URING_CANCEL: %d", cqe->res);
+		} else if (cqe->res == 0 || (cqe->res > 0 && (ud & 1))) {
 			count(U_CANCEL_HIT);
-		else if (cqe->res != -ENOENT && cqe->res != -EALREADY)
+		} else if (cqe->res != -ENOENT && cqe->res != -EALREADY) {
 			fail("io_uring ASYNC_CANCEL: %d", cqe->res);
+		}
 		return;
 	}
 	u = (ud & 0xff) < USLOTS ? &ut->slot[ud & 0xff] : NULL;
@@ -337,7 +346,23 @@ static void cancel_one(void)
 	sqe = io_uring_get_sqe(&ut->ring);
 	if (!sqe)
 		return;
-	if (all) {
+	if (u && u->fk == FK_WQ && chance(60)) {
+		/* wq's own: by the get's buffer (its key's, an add's), or all */
+		struct wq_uring_cancel c = { 0 };
+
+		if (all)
+			c.flags = WQ_URING_CANCEL_ALL;
+		else
+			c.addr = u->row == UR_GET ? u->s.get.buf :
+				 u->row == UR_GET_BATCH ? u->s.batch.buf :
+				 u->s.key.key;
+		if (!c.addr)	/* -EINVAL: no command is parked at 0 */
+			c.flags = WQ_URING_CANCEL_ALL;
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, u->fd, NULL, 0, 0);
+		sqe->cmd_op = WQ_IOC_URING_CANCEL;
+		memcpy(sqe->cmd, &c, sizeof(c));
+		io_uring_sqe_set_data64(sqe, CANCEL_TAG | 2);
+	} else if (all) {
 		io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ALL |
 					       IORING_ASYNC_CANCEL_ANY);
 		io_uring_sqe_set_data64(sqe, CANCEL_TAG | 1);

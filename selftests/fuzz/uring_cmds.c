@@ -410,6 +410,14 @@ void ucmd_plain(struct uslot *u, struct io_uring_sqe *sqe)
 	prep(u, sqe, _IOC_SIZE(u->cmd_op), &u->s, 16);
 }
 
+/* Commands the ring takes beyond the six: no row of their own. */
+static int ring_other(const struct cmdinfo *c)
+{
+	return c && (c->cmd == WQ_IOC_DONE_GET ||
+		     c->cmd == WQ_IOC_DONE_GET_BATCH ||
+		     c->cmd == WQ_IOC_URING_CANCEL);
+}
+
 /* May u's command complete with -e? */
 static int errno_ok_uring(const struct uslot *u, int e)
 {
@@ -432,7 +440,7 @@ static int errno_ok_uring(const struct uslot *u, int e)
 		return 0;
 	if (u->row == UR_PLAIN)		/* EBADF: unbound, or the access */
 		return e == EINVAL || e == EBADF;
-	if (u->row == UR_OTHER)
+	if (u->row == UR_OTHER && !ring_other(c))
 		return e == ENOTTY || e == EBADF || e == EINVAL || e == E2BIG;
 	switch (e) {
 	case EINVAL: case EFAULT: case EBADF: case E2BIG:
@@ -531,9 +539,9 @@ void ucmd_done(struct uslot *u, int res)
 
 	seen_uring(u->row, e, u->live);
 	if (res < 0 ? errno_ok_uring(u, e) :
-	    (u->fk == FK_WQ && u->row < UR_OTHER) ||
+	    (u->fk == FK_WQ && (u->row < UR_OTHER || ring_other(c))) ||
 	    (u->fk == FK_NULL && res == 0)) {
-		if (res >= 0 && u->fk == FK_WQ) {
+		if (res >= 0 && u->fk == FK_WQ && u->row < UR_OTHER) {
 			uarena_enter(u);
 			check_success(u, res);
 			uarena_leave();

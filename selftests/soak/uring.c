@@ -16,9 +16,11 @@
  * in a patient round, else 10 to 70 ms); the keys a get took are done
  * through io_uring (DONE each, or DONE_BATCH) or by the ioctl, and then
  * the get is submitted again; now and then it cancels a get in flight
- * (IORING_OP_ASYNC_CANCEL: the get completes -ECANCELED having taken
- * nothing, or with its key if it came first). It leaves a queue when a
- * get completes -ESHUTDOWN once the round is over.
+ * (WQ_IOC_URING_CANCEL of its buffer: the get completes -ECANCELED having
+ * taken nothing, or with its key if it came first), or asks io_uring to
+ * (IORING_OP_ASYNC_CANCEL, which does not reach a parked get: -ENOENT).
+ * It leaves a queue when a get completes -ESHUTDOWN once the round is
+ * over.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -468,9 +470,13 @@ static void complete(struct ucons *x, const struct io_uring_cqe *cqe)
 	if ((ud & (3ULL << 32)) == UD_CANCEL) {
 		x->cancels--;
 		atomic_fetch_add(&sh->ur_cancels, 1);
-		if (cqe->res && cqe->res != -ENOENT && cqe->res != -EALREADY)
-			fail(F_URING, "io_uring cancel of a get: %s",
+		/* wq's: how many it ended; io_uring's: none it could reach */
+		if (cqe->res < 0 && cqe->res != -ENOENT && cqe->res != -EALREADY)
+			fail(F_URING, "cancel of a get: %s",
 			     err_name(cqe->res));
+		if (cqe->res > 1)
+			fail(F_URING, "a cancel of one buffer ended %d gets",
+			     cqe->res);
 	} else if (ud >> 32) {
 		done_done(x, k, ud, cqe->res);
 	} else {
@@ -489,7 +495,10 @@ static void cancel_one(struct ucons *x)
 	sqe = io_uring_get_sqe(&x->ring);
 	if (!sqe)
 		return;
-	io_uring_prep_cancel64(sqe, (uint64_t)k, 0);
+	if (chance(80))
+		wq_prep_cancel(sqe, x->fds[x->s[k].qi], x->s[k].b.buf);
+	else
+		io_uring_prep_cancel64(sqe, (uint64_t)k, 0);
 	io_uring_sqe_set_data64(sqe, UD_CANCEL | (uint64_t)k);
 	x->cancels++;
 }

@@ -674,6 +674,7 @@ struct wq_list {
 #define WQ_FEATURE_KEY_CALLS	_BITUL(3)	/* KEY_STATE, CANCEL_AFTER */
 #define WQ_FEATURE_DONE_GET	_BITUL(4)	/* DONE_GET, DONE_GET_BATCH */
 #define WQ_FEATURE_URING	_BITUL(5)	/* io_uring commands, below */
+#define WQ_FEATURE_URING_PARK	_BITUL(6)	/* parked; URING_CANCEL */
 
 /**
  * struct wq_module_info - WQ_IOC_MODULE_INFO: what this module supports
@@ -854,8 +855,9 @@ struct wq_metrics_req {
 
 /*
  * io_uring passthrough. A /dev/wq handle takes IORING_OP_URING_CMD
- * submissions of six of the commands below: WQ_IOC_ADD, WQ_IOC_GET,
- * WQ_IOC_DONE, WQ_IOC_ADD_BATCH, WQ_IOC_GET_BATCH and WQ_IOC_DONE_BATCH.
+ * submissions of nine of the commands below: WQ_IOC_ADD, WQ_IOC_GET,
+ * WQ_IOC_DONE, WQ_IOC_DONE_GET, WQ_IOC_ADD_BATCH, WQ_IOC_GET_BATCH,
+ * WQ_IOC_DONE_BATCH, WQ_IOC_DONE_GET_BATCH and WQ_IOC_URING_CANCEL.
  *
  * @cmd_op of the SQE is the command number; the SQE's command area
  * (sqe->cmd) holds the command's struct, _IOC_SIZE(cmd_op) bytes, as the
@@ -863,41 +865,78 @@ struct wq_metrics_req {
  * one of an older version). The area is 16 bytes in a plain ring and
  * WQ_URING_CMD_MAX in a ring set up with IORING_SETUP_SQE128: every
  * command's struct needs the latter (a struct that does not fit: -EINVAL).
- * The struct is read when the command is issued and nothing is written
+ * The struct is copied when the command is issued and nothing is written
  * back into it; the keys, buffers and arrays it points at must stay valid
  * until the completion. (From 6.10 to 6.13, io_uring issues a command
  * linked behind another from its SQE's slot: leave such an SQE alone
  * until it completes.) The same checks, quotas, access modes, metrics
  * and tracepoints apply as to the ioctl.
  *
- * The completion's res is the ioctl's result, but for WQ_IOC_ADD, whose
- * res is what the add did (WQ_ADDED_*, the ioctl's @outcome; a
- * WQ_ADD_RATE_LIMITED add's delay is not reported). WQ_IOC_GET's res is
- * the key length (with -EMSGSIZE the head key's length is not reported,
- * nor a priority queue's priority: WQ_IOC_GET_BATCH's @results has it).
+ * The completion's res is the ioctl's result: for WQ_IOC_ADD what the add
+ * did (WQ_ADDED_*; a WQ_ADD_RATE_LIMITED add's delay is not reported), for
+ * WQ_IOC_GET the key length (with -EMSGSIZE the head key's length is not
+ * reported, nor a priority queue's priority: WQ_IOC_GET_BATCH's @results
+ * has it).
  *
  * Commands of one submission are tried in submission order. A command
- * that would wait (a GET or GET_BATCH with nothing queued, an ADD with
- * WQ_ADD_WAIT of a full queue) does not block the submitter: it waits in
- * one of io_uring's worker threads (the commands after it go on), in line
- * with blocked WQ_IOC_GET callers (by when each started waiting), and
- * completes as the ioctl would: with a key, -ETIMEDOUT at its deadline,
- * -ESHUTDOWN, or -ECANCELED when io_uring cancels it
- * (IORING_OP_ASYNC_CANCEL, whose own result is then -EALREADY; the ring's
- * teardown; the exit of the submitting task), or -EINTR if the process is
- * stopped or frozen meanwhile (submit it again). A cancelled get has taken no
- * key; keys a get took are held by the handle as WQ_IOC_GET's are. io_uring
- * tears a ring down after its last close returns: a get still waiting then
- * may take a key added meanwhile, which its handle holds (and puts back
- * when it is closed), as a read in flight consumes data.
+ * that would wait (a GET, GET_BATCH, DONE_GET or DONE_GET_BATCH with
+ * nothing queued, an ADD with WQ_ADD_WAIT of a full queue) is parked: it
+ * takes no thread, not even one of io_uring's workers, and waits in line
+ * with blocked WQ_IOC_GET callers and other parked commands (by when each
+ * started waiting). The wake-up that hands it a key or room queues its
+ * completion in the submitting task (task work: it runs when that task
+ * enters io_uring_enter(), or returns to userspace), which tries it again:
+ * it completes as the ioctl would, or waits on if another consumer was
+ * first. A parked command completes with -ETIMEDOUT at its deadline,
+ * -ESHUTDOWN when the queue shuts down, and -ECANCELED when
+ * WQ_IOC_URING_CANCEL ends it, when the process that submitted it closes
+ * a descriptor of the handle (as a close drops that process's POSIX
+ * locks), when its ring is torn down, or when its task exits. Where the
+ * kernel cannot cancel a command a driver parked (before 6.7: no
+ * io_uring_cmd_mark_cancelable()), the module watches its parked commands
+ * instead: those of an exiting task end within a second (-ECANCELED), and
+ * every command parked for 10 s completes with -EINTR, to be submitted
+ * again, so that a ring torn down while its task lives is released within
+ * 11 s. A parked command that ends this way has taken nothing; keys a get
+ * took are held by the handle as WQ_IOC_GET's are (put back when it is
+ * closed). io_uring's own IORING_OP_ASYNC_CANCEL does not reach a command
+ * a driver holds: WQ_IOC_URING_CANCEL does. At most 65536 commands are
+ * parked on one handle (more: -EBUSY).
  *
  * Errors, beyond the ioctl's: -ENOTTY (another command), -EINVAL (the
  * struct does not fit the command area; IORING_URING_CMD_FIXED or
- * _MULTISHOT), -ECANCELED, -EINTR. io_uring itself answers -EOPNOTSUPP
- * for a file without passthrough commands, and before 7.1 for a handle
- * in an IORING_SETUP_IOPOLL ring. (WQ_FEATURE_URING.)
+ * _MULTISHOT), -ECANCELED, -EINTR (parked too long where the kernel
+ * cannot cancel it: submit again), -EBUSY. io_uring itself answers
+ * -EOPNOTSUPP for a file without passthrough commands; a command that
+ * would wait in an IORING_SETUP_IOPOLL ring (which nothing would wake)
+ * fails with -EOPNOTSUPP. (WQ_FEATURE_URING; parking and
+ * WQ_IOC_URING_CANCEL: WQ_FEATURE_URING_PARK.)
  */
 #define WQ_URING_CMD_MAX	80	/* command area of an SQE128 ring */
+
+#define WQ_URING_CANCEL_ALL	_BITUL(0)	/* every parked command */
+
+/**
+ * struct wq_uring_cancel - WQ_IOC_URING_CANCEL: end parked io_uring
+ *	commands of this handle
+ * @flags: WQ_URING_CANCEL_ALL, or 0 to end those of @addr only
+ * @reserved: must be 0
+ * @addr: with @flags 0: the buffer (@buf of a GET, GET_BATCH, DONE_GET or
+ *	DONE_GET_BATCH) or key (@key of an ADD) of the parked command to end
+ *	(the one thing of its own an in-flight command has); 0 with
+ *	WQ_URING_CANCEL_ALL
+ *
+ * Each command it ends completes with -ECANCELED, having taken nothing;
+ * one whose key or room came at the same moment may complete with it
+ * instead (no key is lost). Through any bound handle of the queue, as an
+ * ioctl or an io_uring command. Returns how many commands end.
+ * (WQ_FEATURE_URING_PARK.)
+ */
+struct wq_uring_cancel {
+	__u32 flags;
+	__u32 reserved;
+	__u64 addr;
+};
 
 #define WQ_ABI_VERSION		1
 
@@ -923,5 +962,6 @@ struct wq_metrics_req {
 #define WQ_IOC_CANCEL_AFTER	_IOW(WQ_IOC_MAGIC, 0x1c, struct wq_key)
 #define WQ_IOC_DONE_GET		_IOWR(WQ_IOC_MAGIC, 0x1d, struct wq_done_get)
 #define WQ_IOC_DONE_GET_BATCH	_IOWR(WQ_IOC_MAGIC, 0x1e, struct wq_done_get_batch)
+#define WQ_IOC_URING_CANCEL	_IOW(WQ_IOC_MAGIC, 0x1f, struct wq_uring_cancel)
 
 #endif /* _UAPI_LINUX_WQ_H */

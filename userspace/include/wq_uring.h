@@ -15,14 +15,21 @@
  * Each helper fills the SQE completely, but for its user_data
  * (io_uring_sqe_set_data()), like liburing's io_uring_prep_*(). The
  * completion's res is what the matching libwq call returns: an add's
- * WQ_ADDED_* (as wq_add_opts()), a get's key length, 0 for a done, a
+ * WQ_ADDED_* (as wq_add_opts()), a get's key length, 0 for a done, or a
  * batch's count, or -errno. Commands of one submission take effect in
  * their order in the submission queue. A get that finds nothing queued
- * does not block the submitter: it waits in io_uring's worker threads, in
- * line with other waiting gets and blocked wq_get() callers (first come,
- * first served), and completes with a key, -ESHUTDOWN, or -ECANCELED when
- * io_uring cancels it (io_uring_prep_cancel(), the ring's teardown, the
- * exit of the submitting task); a cancelled get has taken no key.
+ * does not block the submitter and takes no thread: it is parked in the
+ * module, in line with other waiting gets and blocked wq_get() callers
+ * (first come, first served), and completes with a key, -ESHUTDOWN, or
+ * -ECANCELED when wq_prep_cancel() or wq_uring_cancel() ends it, when the
+ * submitting process closes a descriptor of the handle, when the ring is
+ * torn down or the submitting task exits (io_uring_prep_cancel() does not
+ * reach it: io_uring cancels only what it holds itself). A cancelled get
+ * has taken no key. Before 6.7, where the kernel cannot cancel a parked
+ * command, one parked for 10 s completes with -EINTR: submit it again.
+ * Completions of parked commands run in the submitting task: with
+ * IORING_SETUP_DEFER_TASKRUN (WQ_URING_SETUP_FAST), when it waits for
+ * completions.
  *
  * Keys, buffers and arrays an SQE points at are read (or written) when the
  * command runs, not when it is prepared: they must stay valid until its
@@ -38,10 +45,12 @@
 #ifndef LIBWQ_WQ_URING_H
 #define LIBWQ_WQ_URING_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 
 #include <liburing.h>
@@ -71,12 +80,27 @@ WQ_URING_ASSERT(sizeof(struct wq_add) <= WQ_URING_CMD_MAX &&
 		sizeof(struct wq_batch) <= WQ_URING_CMD_MAX,
 		"every command's struct fits an SQE128 command area");
 
+/*
+ * The setup flags of a ring one thread drives: its completions (parked
+ * commands' too) run only when it waits for them, batched, and io_uring
+ * takes no lock for a second submitter. Kernels from 6.1 have them;
+ * wq_uring_queue_init() sets the ring up without them where the kernel
+ * refuses them.
+ */
+#if defined(IORING_SETUP_DEFER_TASKRUN) && defined(IORING_SETUP_SINGLE_ISSUER)
+#define WQ_URING_SETUP_FAST	(IORING_SETUP_DEFER_TASKRUN | \
+				 IORING_SETUP_SINGLE_ISSUER)
+#else
+#define WQ_URING_SETUP_FAST	0
+#endif
+
 /**
  * wq_uring_queue_init() - io_uring_queue_init() of a ring wq's commands fit
  * @entries: as io_uring_queue_init()'s
  * @ring: the ring to set up
- * @flags: IORING_SETUP_* (IORING_SETUP_SQPOLL, ...), to which
- *	IORING_SETUP_SQE128 is added
+ * @flags: IORING_SETUP_* (IORING_SETUP_SQPOLL, WQ_URING_SETUP_FAST, ...),
+ *	to which IORING_SETUP_SQE128 is added; WQ_URING_SETUP_FAST is
+ *	dropped again where the kernel refuses it
  *
  * Return: 0, or -errno as io_uring_queue_init() returns it: -ENOSYS (a
  * kernel without io_uring), -EPERM (io_uring disabled by the sysctl
@@ -87,7 +111,15 @@ WQ_URING_ASSERT(sizeof(struct wq_add) <= WQ_URING_CMD_MAX &&
 static inline int wq_uring_queue_init(unsigned entries, struct io_uring *ring,
 				      unsigned flags)
 {
-	return io_uring_queue_init(entries, ring, flags | IORING_SETUP_SQE128);
+	int ret = io_uring_queue_init(entries, ring,
+				      flags | IORING_SETUP_SQE128);
+
+	if (ret == -EINVAL && (flags & WQ_URING_SETUP_FAST) &&
+	    WQ_URING_SETUP_FAST)
+		ret = io_uring_queue_init(entries, ring,
+					  (flags & ~WQ_URING_SETUP_FAST) |
+					  IORING_SETUP_SQE128);
+	return ret;
 }
 
 /**
@@ -347,6 +379,114 @@ static inline void wq_prep_done_batch(struct io_uring_sqe *sqe, int fd,
 	b.keys = (uintptr_t)keys;
 	b.results = (uintptr_t)errs;
 	wq_prep_cmd(sqe, fd, WQ_IOC_DONE_BATCH, &b, sizeof(b));
+}
+
+/**
+ * wq_prep_done_get() - the worker loop's call, as wq_done_get()
+ * @sqe: an SQE of a ring made by wq_uring_queue_init()
+ * @fd: a queue handle with read access
+ * @prev: the key to end first, valid until the completion; NULL with
+ *	@prev_len 0 for none
+ * @prev_len: its length, 0 to WQ_KEY_MAX
+ * @buf: receives the next key, writable until the completion
+ * @cap: its size
+ *
+ * The completion's res is the get's (the key's length, or -errno), or the
+ * done's -ENOENT or -EFAULT, which ends the call; 0 when the done was
+ * made and the get could not deliver its key (the buffer unwritable: the
+ * key stays queued). A get that waits is parked, its done made once.
+ */
+static inline void wq_prep_done_get(struct io_uring_sqe *sqe, int fd,
+				    const void *prev, size_t prev_len,
+				    void *buf, size_t cap)
+{
+	struct wq_done_get d;
+
+	memset(&d, 0, sizeof(d));
+	d.get.buf = (uintptr_t)buf;
+	d.get.buf_cap = cap > WQ_KEY_MAX ? WQ_KEY_MAX : (uint32_t)cap;
+	d.get.deadline_ns = WQ_DEADLINE_NONE;
+	d.prev = (uintptr_t)prev;
+	d.prev_len = wq_uring_key_len(prev_len);
+	wq_prep_cmd(sqe, fd, WQ_IOC_DONE_GET, &d, sizeof(d));
+}
+
+/**
+ * wq_prep_done_get_batch() - the worker loop's call for many keys, as
+ *	wq_done_get_batch()
+ * @sqe: an SQE of a ring made by wq_uring_queue_init()
+ * @fd: a queue handle with read access
+ * @done: n_done keys to end first (array and bytes valid until the
+ *	completion); NULL with @n_done 0 for none
+ * @n_done: 0 to WQ_BATCH_MAX
+ * @buf: receives the keys got, packed, writable until the completion
+ * @cap: its size
+ * @keys: @n places, set to the keys in @buf
+ * @n: 1 to WQ_BATCH_MAX
+ *
+ * The completion's res is how many keys were got, or -errno (the done's
+ * call-level error ends it first). The dones' own results are not
+ * reported. A get that waits is parked, its dones made once.
+ */
+static inline void wq_prep_done_get_batch(struct io_uring_sqe *sqe, int fd,
+					  const struct iovec *done,
+					  unsigned int n_done, void *buf,
+					  size_t cap, struct iovec *keys,
+					  unsigned int n)
+{
+	struct wq_done_get_batch d;
+
+	memset(&d, 0, sizeof(d));
+	d.get.count = n;
+	d.get.keys = (uintptr_t)keys;
+	d.get.buf = (uintptr_t)buf;
+	d.get.buf_cap = cap;
+	d.get.deadline_ns = WQ_DEADLINE_NONE;
+	d.done_keys = (uintptr_t)done;
+	d.n_done = n_done;
+	wq_prep_cmd(sqe, fd, WQ_IOC_DONE_GET_BATCH, &d, sizeof(d));
+}
+
+/**
+ * wq_prep_cancel() - end parked commands of a handle
+ * @sqe: an SQE of a ring made by wq_uring_queue_init()
+ * @fd: a queue handle
+ * @addr: the buffer (of a get) or key (of an add) of the parked command to
+ *	end; NULL to end every command parked on @fd
+ *
+ * Each command it ends completes with -ECANCELED, having taken nothing
+ * (one whose key came at the same moment may complete with it). The
+ * completion's res is how many commands it ended.
+ */
+static inline void wq_prep_cancel(struct io_uring_sqe *sqe, int fd,
+				  const void *addr)
+{
+	struct wq_uring_cancel c;
+
+	memset(&c, 0, sizeof(c));
+	c.addr = (uintptr_t)addr;
+	c.flags = addr ? 0 : WQ_URING_CANCEL_ALL;
+	wq_prep_cmd(sqe, fd, WQ_IOC_URING_CANCEL, &c, sizeof(c));
+}
+
+/**
+ * wq_uring_cancel() - wq_prep_cancel() as a system call
+ * @fd: a queue handle
+ * @addr: as wq_prep_cancel()'s
+ *
+ * Return: how many commands it ended, or -errno (-EINVAL, -EBADF; -ENOTTY
+ * from a module without parked commands).
+ */
+static inline int wq_uring_cancel(int fd, const void *addr)
+{
+	struct wq_uring_cancel c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.addr = (uintptr_t)addr;
+	c.flags = addr ? 0 : WQ_URING_CANCEL_ALL;
+	ret = ioctl(fd, WQ_IOC_URING_CANCEL, &c);
+	return ret < 0 ? -errno : ret;
 }
 
 #endif /* LP64 */
