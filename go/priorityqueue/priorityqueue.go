@@ -10,7 +10,6 @@ package priorityqueue
 
 import (
 	"math"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -121,13 +120,14 @@ func newQueue[T comparable](name string, opts *Opts[T], x extras) (*Queue[T], er
 		o.StarveNs = uint64(x.starveAfter)
 	}
 	if q.metricsOn {
-		o.UnfinishedWork = q.metrics.updateUnfinishedWork
+		m := q.metrics // not q: the goroutine must not hold the queue
+		o.UnfinishedWork = func(*kq.QueueInfo) { m.updateUnfinishedWork() }
 	}
 	if err := q.b.Init(o); err != nil {
 		return nil, err
 	}
 	// an unreachable queue lets go of its kernel queue and its goroutine
-	runtime.SetFinalizer(q, func(q *Queue[T]) { q.b.Finalize() })
+	base.ReleaseWith(q, &q.b)
 	return q, nil
 }
 
@@ -287,14 +287,16 @@ func (q *Queue[T]) NumRequeues(item T) int {
 
 // Len returns the number of items that are ready to be picked up, as
 // controller-runtime counts them: queued, and being processed and added
-// again meanwhile (queued at their Done). It does not include items that
-// are not yet ready.
+// again meanwhile (queued at their Done), and the adds waiting in process
+// for room in the kernel queue. It does not include items that are not
+// yet ready.
 func (q *Queue[T]) Len() int {
+	_, waiting := q.b.Overflow()
 	qi, ok := q.b.Stat()
 	if !ok {
-		return 0
+		return waiting
 	}
-	return int(qi.Queued) + int(qi.Dirty)
+	return int(qi.Queued) + int(qi.Dirty) + waiting
 }
 
 // ShutDown shuts the queue down as controller-runtime's does: adds are
