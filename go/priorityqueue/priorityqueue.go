@@ -309,13 +309,20 @@ func (q *Queue[T]) ShutDown() {
 	q.b.Shutdown(kq.ShutdownDiscard, true)
 }
 
-// ShutDownWithDrain shuts the queue down and waits until nothing is
-// queued or processing (the kernel's drain; controller-runtime's only
-// shuts down): adds are ignored, the queued items are still handed out,
-// the waiting ones are dropped. A ShutDown meanwhile cuts it short.
-// Workers must call Done on an item after processing it, otherwise it
-// blocks indefinitely.
+// ShutDownWithDrain is ShutDown, as controller-runtime's (whose
+// controllers do not drain): it returns at once, whether or not items
+// are queued or being processed.
 func (q *Queue[T]) ShutDownWithDrain() {
+	q.ShutDown()
+}
+
+// ShutDownWithKernelDrain, beyond controller-runtime, is the kernel's
+// stricter drain: it shuts the queue down and waits until nothing is
+// queued or processing; adds are ignored, the queued items are still
+// handed out, the waiting ones are dropped. A ShutDown meanwhile cuts it
+// short. Workers must call Done on an item after processing it, and keep
+// calling Get until it says shutdown, otherwise it blocks indefinitely.
+func (q *Queue[T]) ShutDownWithKernelDrain() {
 	q.b.Shutdown(kq.ShutdownDrain, false)
 }
 
