@@ -31,6 +31,7 @@ type overflow[T comparable, M any] struct {
 	plain map[plainKey[T]]struct{} // the plain adds in adds
 	ready int                      // how many of adds are plain
 	timer *time.Timer
+	armed bool // the timer will fire
 
 	shutFlags uint32        // with emptied: the shutdown to make once empty
 	emptied   chan struct{} // a shutdown waits for the adds: closed then
@@ -145,6 +146,10 @@ func (o *overflow[T, M]) flushLocked() {
 // arm makes sure a retry comes (mu held). The timer holds the overflow
 // weakly: a queue let go of with adds waiting is collected all the same.
 func (o *overflow[T, M]) arm() {
+	if o.armed {
+		return
+	}
+	o.armed = true
 	if o.timer != nil {
 		o.timer.Reset(overflowRetry)
 		return
@@ -152,7 +157,10 @@ func (o *overflow[T, M]) arm() {
 	w := weak.Make(o)
 	o.timer = time.AfterFunc(overflowRetry, func() {
 		if o := w.Value(); o != nil {
-			o.flush()
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			o.armed = false
+			o.flushLocked() // arms again if adds still wait
 		}
 	})
 }

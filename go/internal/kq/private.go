@@ -17,11 +17,10 @@ var ErrNoPriorities = errors.New("the wq module has no priority queues (WQ_FEATU
 // NewPrivate makes a private kernel queue (flags: CreatePriority or 0,
 // with starveNs) holding maxItems keys, or if 0 as many as the module
 // lets the caller's queue hold (its ceiling, or its unprivileged
-// ceiling), with lim (nil:
-// none); if the kernel refuses the limiter, without it: kernelLimiter
-// says whether the kernel applies lim (else the caller runs it in Go). On
-// EDQUOT it lets unreachable queues go (a collection runs their
-// finalizers) and tries once more.
+// ceiling), with lim (nil: none); if the kernel refuses the limiter,
+// without it: kernelLimiter says whether the kernel applies lim (else the
+// caller runs it in Go). On EDQUOT it lets unreachable queues go (a
+// collection runs their cleanups) and tries once more.
 func NewPrivate(flags uint32, starveNs uint64, lim *Limiter, maxItems uint32) (h *Handle, kernelLimiter bool, err error) {
 	mi := Module()
 	if flags&CreatePriority != 0 && mi.ABIVersion != 0 && mi.Features&FeaturePriority == 0 {
@@ -50,7 +49,7 @@ func NewPrivate(flags uint32, starveNs uint64, lim *Limiter, maxItems uint32) (h
 		}
 		retried = true
 		runtime.GC()
-		time.Sleep(10 * time.Millisecond) // finalizers close handles
+		time.Sleep(10 * time.Millisecond) // cleanups close handles
 	}
 }
 
