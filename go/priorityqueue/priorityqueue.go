@@ -49,7 +49,10 @@ type Opt[T comparable] = crpq.Opt[T]
 // controller-runtime's (exponential, 5 ms to 1000 s), made by
 // wq.dev/go/workqueue so that the kernel applies it; the default
 // MetricProvider is the one of client-go's SetProvider, which in a
-// program that links controller-runtime is controller-runtime's.
+// program that links controller-runtime is controller-runtime's, unless
+// another package (k8s.io/component-base's legacyregistry, say) called
+// SetProvider first: controller-runtime's own queue reports to its own
+// provider in any case (give MetricProvider to choose).
 func New[T comparable](name string, o ...Opt[T]) PriorityQueue[T] {
 	opts := &Opts[T]{}
 	for _, f := range o {
@@ -136,9 +139,10 @@ func (q *Queue[T]) Backend() (wq.Backend, error) {
 	return wq.BackendKernel, nil
 }
 
-// Refused returns how many adds the kernel refused (its limit of items
-// of a queue, the owner's key-byte quota, memory); each kind is logged
-// once. Adds after a shutdown are ignored, not refused.
+// Refused returns how many adds the kernel refused for good; each kind is
+// logged once. An add it has no room for (its limit of items of a queue,
+// the owner's key-byte quota, memory) is not refused: it waits in the
+// process until there is room. Adds after a shutdown are ignored.
 func (q *Queue[T]) Refused() uint64 {
 	return q.b.Refused()
 }
@@ -303,7 +307,7 @@ func (q *Queue[T]) Len() int {
 // ignored, GetWithPriority returns shutdown at once (a waiting one
 // too), and what is queued or waiting is dropped (the kernel's
 // discarding shutdown); items being processed may still be Done. It
-// also cuts short a ShutDownWithDrain.
+// also cuts short a ShutDownWithKernelDrain.
 func (q *Queue[T]) ShutDown() {
 	q.discarded.Store(true)
 	q.b.Shutdown(kq.ShutdownDiscard, true)

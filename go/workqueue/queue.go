@@ -159,8 +159,9 @@ func (q *Typed[T]) Backend() (Backend, error) {
 	return BackendKernel, nil
 }
 
-// Refused returns how many adds the kernel refused (not counting those
-// after ShutDown, which client-go ignores too); 0 in process.
+// Refused returns how many adds the kernel refused for good (not those
+// it had no room for, which wait; not those after ShutDown, which
+// client-go ignores too); 0 in process.
 func (q *Typed[T]) Refused() uint64 {
 	if q.local != nil {
 		return 0
