@@ -66,19 +66,25 @@ selftests: userspace $(TOOLS)/.stamp $(HOST_TESTS) go
 # the module wq.dev/go/priorityqueue (controller-runtime's), on client-go
 # and controller-runtime's released modules, which the go command fetches
 # into the default module cache (`make go-deps`, run by `make deps`). They
-# need Go 1.26: /usr/local/go if it is there, else `go` on PATH if new
-# enough, else Debian 12's golang-1.23-go, which takes Go $(GO_TOOLCHAIN)
-# as a module (GOTOOLCHAIN). `go` builds the test binaries for the guest
+# need Go 1.26: the first of /usr/local/go, `go` on PATH and Debian 12's
+# golang-1.23-go that knows GOTOOLCHAIN (1.21 or later: Debian's
+# golang-go 1.19 does not), which takes Go $(GO_TOOLCHAIN) as a module if
+# it is older than 1.26. `go` builds the test binaries for the guest
 # (static, no cgo; workqueue's with client-go's own tests, made by
 # go/scripts/clientgo-tests) and the C view of the ABI
 # (go/internal/kq/testdata/layout.c) the layout test compares with;
 # `go-check` is the host's part: gofmt, go vet, the tests without a
-# kernel (the in-process fallback's among them).
-GO ?= $(firstword $(wildcard /usr/local/go/bin/go) $(shell command -v go) /usr/lib/go-1.23/bin/go)
+# kernel (the in-process fallback's among them), running those same test
+# binaries rather than linking them twice.
+go_at_least = $(shell v=$$($(1) env GOVERSION 2>/dev/null) && \
+	[ "$$(printf '%s\n' $(2) "$$v" | sort -V | head -n1)" = $(2) ] && echo $(1))
+ifeq ($(origin GO),undefined)
+GO := $(firstword $(foreach g,$(wildcard /usr/local/go/bin/go) $(shell command -v go),$(call go_at_least,$(g),go1.21)) \
+	/usr/lib/go-1.23/bin/go)
+endif
 GOFMT ?= $(dir $(GO))gofmt
 GO_TOOLCHAIN := go1.27.3
-GO_LOCAL := $(shell v=$$($(GO) env GOVERSION 2>/dev/null); \
-	[ "$$(printf '%s\n' go1.26 "$$v" | sort -V | head -n1)" = go1.26 ] && echo local)
+GO_LOCAL := $(if $(call go_at_least,$(GO),go1.26),local)
 GOENV := CGO_ENABLED=0 GOTOOLCHAIN=$(or $(GO_LOCAL),$(GO_TOOLCHAIN)) GOFLAGS=-buildvcs=false \
 	 GOWORK=off GOCACHE=$(CURDIR)/build/go/cache
 GO_SRC := go/go.mod go/go.sum go/priorityqueue/go.mod go/priorityqueue/go.sum \
@@ -108,13 +114,14 @@ build/selftests/go_layout.txt: go/internal/kq/testdata/layout.c uapi/linux/wq.h
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -o build/host/go_layout $<
 	build/host/go_layout > $@
 
-go-check: build/selftests/go_layout.txt $(GO_CLIENTGO)
+go-check: build/selftests/go_layout.txt $(GO_CLIENTGO) $(GO_TESTS)
 	@out=$$(cd go && $(GOFMT) -l .); [ -z "$$out" ] || { echo "gofmt -l: $$out"; exit 1; }
 	cd go && $(GOENV) $(GO) vet ./...
 	cd go/priorityqueue && $(GOENV) $(GO) vet ./...
 	cd go && $(GOENV) WQ_LAYOUT_FILE=$(CURDIR)/build/selftests/go_layout.txt \
-		$(GO) test -count=1 -overlay $(CURDIR)/$(GO_CLIENTGO) ./...
-	cd go/priorityqueue && $(GOENV) $(GO) test -count=1 ./...
+		$(GO) test -count=1 ./internal/...
+	cd go/workqueue && $(CURDIR)/build/selftests/go_workqueue.test
+	cd go/priorityqueue && $(CURDIR)/build/selftests/go_priorityqueue.test
 
 # Everything the four lanes need (check-quick needs only the base); each
 # says what it installs first. deps-list: what deps would install.

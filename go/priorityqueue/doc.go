@@ -40,7 +40,9 @@
 // controller-runtime's default limiter is client-go's, which runs in Go).
 // Its metrics are controller-runtime's workqueue_* series (name and
 // controller labels, the depth by priority): the provider of client-go's
-// SetProvider, which controller-runtime sets when it is linked.
+// SetProvider, which controller-runtime sets when it is linked (the first
+// SetProvider counts: where another package set it first, the queue
+// reports there, while controller-runtime's own reports to its provider).
 //
 // # Where it differs from controller-runtime
 //
@@ -49,9 +51,10 @@
 //     add put it, ahead of items added after the add.
 //   - ShutDown drops what is queued or waiting (the kernel's discarding
 //     shutdown) and GetWithPriority returns shutdown from then on, as
-//     controller-runtime's does. ShutDownWithDrain is the kernel's drain:
-//     queued items are still handed out, and it returns once nothing is
-//     queued or processing (controller-runtime's only shuts down).
+//     controller-runtime's does; so does ShutDownWithDrain, which is
+//     ShutDown, as controller-runtime's. Beyond it, ShutDownWithKernelDrain
+//     is the kernel's drain: queued items are still handed out, and it
+//     returns once nothing is queued or processing.
 //   - Priorities are 32-bit in the kernel: larger ones are clamped.
 //   - Delays run on the kernel's clock: there is no fake clock.
 //   - Opts.Log gets the notice of a queue that is in process; the kernel
@@ -64,5 +67,9 @@
 //   - Beyond controller-runtime: WithStarveAfter (for its issue 3496: a
 //     ready item that waited longer goes first, whatever the priorities),
 //     and on the *Queue[T] that New returns Refused, State (what the
-//     kernel holds of an item) and CancelAfter (drop a pending delay).
+//     kernel holds of an item), CancelAfter (drop a pending delay) and
+//     ShutDownWithKernelDrain.
+//   - An add the kernel queue has no room for waits in the process and
+//     goes to the kernel as room frees (wq.dev/go/workqueue's Typed);
+//     Len counts it.
 package priorityqueue

@@ -137,14 +137,32 @@ func TestShutDownDiscards(t *testing.T) {
 	}
 }
 
-// ShutDownWithDrain hands out what is queued and returns once it is all
-// done; adds meanwhile are ignored.
-func TestShutDownWithDrain(t *testing.T) {
+// ShutDownWithDrain is controller-runtime's: a ShutDown, which returns at
+// once with items queued and no worker left.
+func TestShutDownWithDrainIsShutDown(t *testing.T) {
+	q, _ := newTestQueue(t)
+	q.Add("a")
+	q.Add("b")
+	drained := make(chan struct{})
+	go func() { q.ShutDownWithDrain(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(20 * time.Second):
+		t.Fatal("ShutDownWithDrain still waits 20 s after it was called, with no worker")
+	}
+	if it, shut := q.Get(); !shut {
+		t.Errorf("Get after ShutDownWithDrain: %q, not shutdown", it)
+	}
+}
+
+// ShutDownWithKernelDrain hands out what is queued and returns once it is
+// all done; adds meanwhile are ignored.
+func TestShutDownWithKernelDrain(t *testing.T) {
 	q, _ := newTestQueue(t)
 	q.AddWithOpts(AddOpts{Priority: prio(1)}, "a")
 	q.Add("b")
 	drained := make(chan struct{})
-	go func() { q.ShutDownWithDrain(); close(drained) }()
+	go func() { q.ShutDownWithKernelDrain(); close(drained) }()
 	waitFor(t, "shutting down", q.ShuttingDown)
 	q.Add("c")
 	for _, want := range []string{"a", "b"} {

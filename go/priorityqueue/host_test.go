@@ -4,6 +4,7 @@ package priorityqueue
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +77,30 @@ func TestNoKernelIsControllerRuntimes(t *testing.T) {
 	q.ShutDown()
 	if it, _, shut := q.GetWithPriority(); !shut {
 		t.Errorf("GetWithPriority after ShutDown: %q", it)
+	}
+}
+
+// WithStarveAfter given to controller-runtime's own New (which ignores
+// it) leaves nothing behind once its Opts is collected.
+func TestStarveAfterLeavesNothing(t *testing.T) {
+	count := func() int {
+		n := 0
+		extraOpts.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	before := count()
+	func() {
+		o := &Opts[string]{}
+		WithStarveAfter[string](time.Second)(o)
+		WithStarveAfter[string](2 * time.Second)(o)
+		if count() != before+1 {
+			t.Fatalf("%d entries, want %d", count(), before+1)
+		}
+	}()
+	for end := time.Now().Add(20 * time.Second); count() > before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%d entries 20 s after the Opts was let go of, %d before", count(), before)
+		}
+		runtime.GC()
 	}
 }

@@ -6,8 +6,10 @@ package priorityqueue
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
+	"weak"
 
 	"k8s.io/klog/v2"
 
@@ -16,19 +18,28 @@ import (
 
 // extras: the options of this package's own Opt functions, which
 // controller-runtime's Opts has no field for. An Opt records them by the
-// *Opts it is applied to, and New takes them back.
+// *Opts it is applied to (weakly, until that Opts is collected: an Opt
+// given to controller-runtime's own New leaves nothing behind), and New
+// takes them back.
 type extras struct {
 	starveAfter time.Duration
 }
 
-var extraOpts sync.Map // *Opts[T] (as any) -> extras
+var extraOpts sync.Map // weak.Pointer[Opts[T]] (as any) -> extras
 
 func takeExtras[T comparable](o *Opts[T]) extras {
-	x, ok := extraOpts.LoadAndDelete(o)
+	x, ok := extraOpts.LoadAndDelete(weak.Make(o))
 	if !ok {
 		return extras{}
 	}
 	return x.(extras)
+}
+
+func putExtras[T comparable](o *Opts[T], x extras) {
+	k := weak.Make(o)
+	if _, had := extraOpts.Swap(k, x); !had {
+		runtime.AddCleanup(o, func(k weak.Pointer[Opts[T]]) { extraOpts.Delete(k) }, k)
+	}
 }
 
 // WithStarveAfter, beyond controller-runtime: a ready item that has
@@ -40,7 +51,7 @@ func WithStarveAfter[T comparable](d time.Duration) Opt[T] {
 	return func(o *Opts[T]) {
 		x := takeExtras(o)
 		x.starveAfter = d
-		extraOpts.Store(o, x)
+		putExtras(o, x)
 	}
 }
 

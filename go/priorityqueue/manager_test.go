@@ -38,34 +38,48 @@ type prioritized struct {
 }
 
 // startManager starts a manager with one controller named name, of
-// reconciler r, that takes this package's queue (NewQueue) and watches
-// the channel it returns through h; stop ends it.
+// reconciler r, that takes this package's queue (NewQueue) and
+// wq.dev/go/workqueue's limiter, and watches the channel it returns
+// through h; stop ends it.
 func startManager(t *testing.T, name string, r reconcile.Reconciler,
 	h handler.TypedEventHandler[prioritized, reconcile.Request]) (chan<- event.TypedGenericEvent[prioritized], func()) {
+	t.Helper()
+	events := make(chan event.TypedGenericEvent[prioritized], 8)
+	stop := startController(t, name, r,
+		wq.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, 1000*time.Second),
+		source.TypedChannel(events, h))
+	return events, stop
+}
+
+// startController starts a manager with one controller named name, of
+// reconciler r, that takes this package's queue (NewQueue) with
+// rateLimiter (nil: controller-runtime's default) and watches src; stop
+// ends it.
+func startController(t *testing.T, name string, r reconcile.Reconciler,
+	rateLimiter workqueue.TypedRateLimiter[reconcile.Request], src source.TypedSource[reconcile.Request]) (stop func()) {
 	t.Helper()
 	mgr, err := manager.New(&rest.Config{Host: "http://127.0.0.1:1"}, manager.Options{
 		Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := make(chan event.TypedGenericEvent[prioritized], 8)
 	c, err := controller.New(name, mgr, controller.Options{
 		Reconciler:              r,
 		MaxConcurrentReconciles: 1,
 		NewQueue:                priorityqueue.NewQueue[reconcile.Request],
-		RateLimiter:             wq.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, 1000*time.Second),
+		RateLimiter:             rateLimiter,
 		SkipNameValidation:      ptr.To(true),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Watch(source.TypedChannel(events, h)); err != nil {
+	if err := c.Watch(src); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	return events, func() {
+	return func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Error(err)
@@ -129,8 +143,13 @@ func TestManagerReconcilesThroughThisQueue(t *testing.T) {
 	if n := count(name, "workqueue_queue_duration_seconds"); n != 4 {
 		t.Errorf("workqueue_queue_duration_seconds: %d observations, want 4", n)
 	}
-	if !hasDepthAt(name, "10") || !hasDepthAt(name, "-100") || depth(name) != 0 {
-		t.Errorf("workqueue_depth: no series of the priorities 10 and -100, or not 0 (%v)", depth(name))
+	for _, p := range []string{"10", "0", "-100"} {
+		if v, ok := depthAt(name, p); !ok || v != 0 {
+			t.Errorf("workqueue_depth at priority %s: %v (a series: %v), want a series at 0", p, v, ok)
+		}
+	}
+	if n := adds(name); n != 4 {
+		t.Errorf("workqueue_adds_total %v, want 4", n)
 	}
 	t.Logf("the queue's backend: %v", backend)
 }
@@ -154,13 +173,7 @@ func series(name, family string) []*dto.Metric {
 	return out
 }
 
-func adds(name string) float64 {
-	var n float64
-	for _, m := range series(name, "workqueue_adds_total") {
-		n += m.GetCounter().GetValue()
-	}
-	return n
-}
+func adds(name string) float64 { return counter(name, "workqueue_adds_total") }
 
 func depth(name string) float64 {
 	var n float64
@@ -170,15 +183,25 @@ func depth(name string) float64 {
 	return n
 }
 
-func hasDepthAt(name, priority string) bool {
+// depthAt returns the queue's depth at a priority, and whether there is a
+// series of it.
+func depthAt(name, priority string) (float64, bool) {
 	for _, m := range series(name, "workqueue_depth") {
 		for _, l := range m.GetLabel() {
 			if l.GetName() == "priority" && l.GetValue() == priority {
-				return true
+				return m.GetGauge().GetValue(), true
 			}
 		}
 	}
-	return false
+	return 0, false
+}
+
+func counter(name, family string) float64 {
+	var n float64
+	for _, m := range series(name, family) {
+		n += m.GetCounter().GetValue()
+	}
+	return n
 }
 
 func count(name, family string) uint64 {

@@ -10,7 +10,6 @@ package priorityqueue
 
 import (
 	"math"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -50,7 +49,10 @@ type Opt[T comparable] = crpq.Opt[T]
 // controller-runtime's (exponential, 5 ms to 1000 s), made by
 // wq.dev/go/workqueue so that the kernel applies it; the default
 // MetricProvider is the one of client-go's SetProvider, which in a
-// program that links controller-runtime is controller-runtime's.
+// program that links controller-runtime is controller-runtime's, unless
+// another package (k8s.io/component-base's legacyregistry, say) called
+// SetProvider first: controller-runtime's own queue reports to its own
+// provider in any case (give MetricProvider to choose).
 func New[T comparable](name string, o ...Opt[T]) PriorityQueue[T] {
 	opts := &Opts[T]{}
 	for _, f := range o {
@@ -121,13 +123,14 @@ func newQueue[T comparable](name string, opts *Opts[T], x extras) (*Queue[T], er
 		o.StarveNs = uint64(x.starveAfter)
 	}
 	if q.metricsOn {
-		o.UnfinishedWork = q.metrics.updateUnfinishedWork
+		m := q.metrics // not q: the goroutine must not hold the queue
+		o.UnfinishedWork = func(*kq.QueueInfo) { m.updateUnfinishedWork() }
 	}
 	if err := q.b.Init(o); err != nil {
 		return nil, err
 	}
 	// an unreachable queue lets go of its kernel queue and its goroutine
-	runtime.SetFinalizer(q, func(q *Queue[T]) { q.b.Finalize() })
+	base.ReleaseWith(q, &q.b)
 	return q, nil
 }
 
@@ -136,9 +139,10 @@ func (q *Queue[T]) Backend() (wq.Backend, error) {
 	return wq.BackendKernel, nil
 }
 
-// Refused returns how many adds the kernel refused (its limit of items
-// of a queue, the owner's key-byte quota, memory); each kind is logged
-// once. Adds after a shutdown are ignored, not refused.
+// Refused returns how many adds the kernel refused for good; each kind is
+// logged once. An add it has no room for (its limit of items of a queue,
+// the owner's key-byte quota, memory) is not refused: it waits in the
+// process until there is room. Adds after a shutdown are ignored.
 func (q *Queue[T]) Refused() uint64 {
 	return q.b.Refused()
 }
@@ -287,33 +291,42 @@ func (q *Queue[T]) NumRequeues(item T) int {
 
 // Len returns the number of items that are ready to be picked up, as
 // controller-runtime counts them: queued, and being processed and added
-// again meanwhile (queued at their Done). It does not include items that
-// are not yet ready.
+// again meanwhile (queued at their Done), and the adds waiting in process
+// for room in the kernel queue. It does not include items that are not
+// yet ready.
 func (q *Queue[T]) Len() int {
+	_, waiting := q.b.Overflow()
 	qi, ok := q.b.Stat()
 	if !ok {
-		return 0
+		return waiting
 	}
-	return int(qi.Queued) + int(qi.Dirty)
+	return int(qi.Queued) + int(qi.Dirty) + waiting
 }
 
 // ShutDown shuts the queue down as controller-runtime's does: adds are
 // ignored, GetWithPriority returns shutdown at once (a waiting one
 // too), and what is queued or waiting is dropped (the kernel's
 // discarding shutdown); items being processed may still be Done. It
-// also cuts short a ShutDownWithDrain.
+// also cuts short a ShutDownWithKernelDrain.
 func (q *Queue[T]) ShutDown() {
 	q.discarded.Store(true)
 	q.b.Shutdown(kq.ShutdownDiscard, true)
 }
 
-// ShutDownWithDrain shuts the queue down and waits until nothing is
-// queued or processing (the kernel's drain; controller-runtime's only
-// shuts down): adds are ignored, the queued items are still handed out,
-// the waiting ones are dropped. A ShutDown meanwhile cuts it short.
-// Workers must call Done on an item after processing it, otherwise it
-// blocks indefinitely.
+// ShutDownWithDrain is ShutDown, as controller-runtime's (whose
+// controllers do not drain): it returns at once, whether or not items
+// are queued or being processed.
 func (q *Queue[T]) ShutDownWithDrain() {
+	q.ShutDown()
+}
+
+// ShutDownWithKernelDrain, beyond controller-runtime, is the kernel's
+// stricter drain: it shuts the queue down and waits until nothing is
+// queued or processing; adds are ignored, the queued items are still
+// handed out, the waiting ones are dropped. A ShutDown meanwhile cuts it
+// short. Workers must call Done on an item after processing it, and keep
+// calling Get until it says shutdown, otherwise it blocks indefinitely.
+func (q *Queue[T]) ShutDownWithKernelDrain() {
 	q.b.Shutdown(kq.ShutdownDrain, false)
 }
 

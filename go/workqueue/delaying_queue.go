@@ -59,12 +59,13 @@ func NewTypedDelayingQueueWithConfig[T comparable](config TypedDelayingQueueConf
 			}
 			why = err
 		}
-	case *Typed[T]:
-		if _, why = q.Backend(); why == nil {
+	case *Typed[T], *delayingType[T], *rateLimitingType[T]:
+		t := kernelTypedOf[T](q)
+		if _, why = t.Backend(); why == nil {
 			if !realClock(config.Clock) {
 				why = ErrFakeClock
 			} else {
-				return newDelaying(q, config.Name, config.MetricsProvider)
+				return newDelaying(t, config.Name, config.MetricsProvider)
 			}
 		}
 	default:
@@ -103,6 +104,19 @@ func NewDelayingQueueWithCustomClock(clock clock.WithTicker, name string) Delayi
 		Name:  name,
 		Clock: clock,
 	})
+}
+
+// kernelTypedOf: the *Typed under a queue of this package's kinds.
+func kernelTypedOf[T comparable](q any) *Typed[T] {
+	switch q := q.(type) {
+	case *Typed[T]:
+		return q
+	case *delayingType[T]:
+		return q.Typed
+	case *rateLimitingType[T]:
+		return q.Typed
+	}
+	return nil
 }
 
 // delayingType is a kernel queue with the kernel's delays.

@@ -20,7 +20,13 @@
 // delaying queue of its own, a Clock that is not the real one), the queue
 // is client-go's own in-process queue, logged once through klog with the
 // reason; BackendOf tells a program which it has. No constructor returns
-// a queue that does not work.
+// a queue that does not work. Until /dev/wq answered once, each
+// constructor looks again: a process started before the module was
+// loaded makes kernel queues from then on.
+//
+// No add is dropped: one the kernel queue has no room for (its limit of
+// keys, the owner's key-byte quota, memory) waits in the process, with
+// the adds after it, in order, and goes to the kernel as room frees.
 //
 // Limiters: the constructors return client-go's own limiters and record
 // each by a weak pointer, so that a queue given one hands it to the
@@ -33,8 +39,9 @@
 //
 // Metrics go to the config's MetricsProvider, or to the one client-go's
 // SetProvider set (as controller-runtime and kube-controller-manager set
-// it), with client-go's calls; keys the kernel queues by itself (a delay
-// passed) are counted when they are handed out.
+// it; read only on a client-go release it was verified on), with
+// client-go's calls; keys the kernel queues by itself (a delay passed) are
+// counted within UnfinishedWorkUpdatePeriod (500 ms), or when handed out.
 //
 // Beyond client-go: NewSharedRateLimitingQueue opens or creates a named
 // queue that C programs (libwq), wqctl and kernel modules share (its keys

@@ -8,11 +8,14 @@ package workqueue
 // processor, retries. With controller-runtime (whose provider SetProvider
 // holds) they are its workqueue_* series.
 //
-// Where the kernel moves a key by itself the process sees it only later,
-// and counts it so: a key that became queued when its AddAfter delay (or
-// its rate limiter's) passed is counted as added when a Get hands it out
-// (its latency is then 0); a key added while processing, queued again at
-// its Done, was counted when that Add was made, as client-go counts it.
+// Where the kernel makes a key pending by itself (its AddAfter or
+// rate-limit delay passed, while it was queued or being processed) the
+// process sees it only later: every UnfinishedWorkUpdatePeriod the
+// metrics goroutine compares the kernel's count of pending keys (queued,
+// and processing ones queued again at their Done) with the depth, and
+// counts the keys it lacks as added then; a key handed out that was not
+// counted is counted at its Get (its latency is then 0). The depth is so
+// never negative and comes back to the kernel's count.
 
 import (
 	"sync"
@@ -20,14 +23,17 @@ import (
 	"k8s.io/utils/clock"
 
 	"wq.dev/go/internal/base"
+	"wq.dev/go/internal/kq"
 	"wq.dev/go/internal/provider"
 )
 
 type queueMetrics[T comparable] interface {
-	add(item T)
+	add(item T) // the kernel made item pending (queued, or dirty)
 	get(item T)
 	done(item T)
-	updateUnfinishedWork()
+	// update: the unfinished work, and the kernel's count of pending keys
+	// (negative: it could not say), with no add under way
+	update(pending int)
 }
 
 // defaultQueueMetrics: client-go's, behind a lock of its own (the kernel
@@ -35,9 +41,10 @@ type queueMetrics[T comparable] interface {
 type defaultQueueMetrics[T comparable] struct {
 	mu sync.Mutex
 
-	depth GaugeMetric
-	adds  CounterMetric
-	times base.Times[T]
+	depth   GaugeMetric
+	adds    CounterMetric
+	pending int // counted as added, not yet handed out: the depth's value
+	times   base.Times[T]
 }
 
 func (m *defaultQueueMetrics[T]) add(item T) {
@@ -45,13 +52,23 @@ func (m *defaultQueueMetrics[T]) add(item T) {
 	defer m.mu.Unlock()
 	m.adds.Inc()
 	m.depth.Inc()
+	m.pending++
 	m.times.Added(item)
 }
 
+// get: a key handed out takes one of the keys counted as pending, or,
+// if none is, it is counted as added now.
 func (m *defaultQueueMetrics[T]) get(item T) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.pending > 0 {
+		m.pending--
+	} else { // client-go's calls: its add, then its get
+		m.adds.Inc()
+		m.depth.Inc()
+	}
 	m.depth.Dec()
+	m.times.Added(item) // nothing if it was counted: latency 0 if not
 	m.times.Got(item)
 }
 
@@ -61,18 +78,31 @@ func (m *defaultQueueMetrics[T]) done(item T) {
 	m.times.Done(item)
 }
 
-func (m *defaultQueueMetrics[T]) updateUnfinishedWork() {
+func (m *defaultQueueMetrics[T]) update(pending int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for ; m.pending < pending; m.pending++ {
+		m.adds.Inc()
+		m.depth.Inc()
+	}
 	m.times.UpdateUnfinishedWork()
+}
+
+// pendingOf: the kernel's pending keys (queued, and dirty: queued again
+// at their Done), or -1.
+func pendingOf(qi *kq.QueueInfo) int {
+	if qi == nil {
+		return -1
+	}
+	return int(qi.Queued) + int(qi.Dirty)
 }
 
 type noMetrics[T any] struct{}
 
-func (noMetrics[T]) add(item T)            {}
-func (noMetrics[T]) get(item T)            {}
-func (noMetrics[T]) done(item T)           {}
-func (noMetrics[T]) updateUnfinishedWork() {}
+func (noMetrics[T]) add(item T)  {}
+func (noMetrics[T]) get(item T)  {}
+func (noMetrics[T]) done(item T) {}
+func (noMetrics[T]) update(int)  {}
 
 type retryMetrics interface {
 	retry()
@@ -108,8 +138,9 @@ func newQueueMetrics[T comparable](mp MetricsProvider, name string) queueMetrics
 // gives no-op metrics).
 func newRetryMetrics(name string, mp MetricsProvider) retryMetrics {
 	var ret *defaultRetryMetrics
-	if len(name) == 0 {
+	p := provider.Resolve(mp)
+	if len(name) == 0 || p == nil { // nil: the global one cannot be read
 		return ret
 	}
-	return &defaultRetryMetrics{retries: provider.Resolve(mp).NewRetriesMetric(name)}
+	return &defaultRetryMetrics{retries: p.NewRetriesMetric(name)}
 }

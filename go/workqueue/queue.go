@@ -9,7 +9,6 @@ package workqueue
 // constructor (backend.go), the queue is client-go's own, in process.
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -69,13 +68,15 @@ func NewNamed(name string) *Type {
 type Type = Typed[any]
 
 // Typed is a work queue, with the method set of client-go's Typed and its
-// behaviour: in the kernel, each call is one system call. It holds as
-// many distinct items as the module lets one queue hold (max_items_limit,
-// or unpriv_max_items without CAP_SYS_RESOURCE: 262144 by default); an Add
-// the kernel refuses (that limit, the owner's key-byte quota, memory) is
-// counted (Refused) and logged once per kind, where client-go's Add never
-// fails. Where the kernel cannot serve the constructor, a Typed is
-// client-go's in-process queue (BackendOf).
+// behaviour: in the kernel, each call is one system call. The kernel
+// queue holds as many distinct items as the module lets one queue hold
+// (max_items_limit, or unpriv_max_items without CAP_SYS_RESOURCE: 262144
+// by default); an add it has no room for (that limit, the owner's
+// key-byte quota, memory) is not dropped, as client-go's Add never fails:
+// it waits in the process, with the adds after it, in order, and goes to
+// the kernel as room frees (as Done lets go of keys); Len counts it.
+// Where the kernel cannot serve the constructor, a Typed is client-go's
+// in-process queue (BackendOf).
 //
 // Typed is the one type of client-go's package this package has of its
 // own: client-go's is a struct whose methods are its in-process queue.
@@ -95,9 +96,9 @@ type Typed[T comparable] struct {
 	wake     notifier
 }
 
-// meta: what a queue with metrics records of an item: counted as added
-// and not yet handed out (metrics.go).
-type meta struct{ counted bool }
+// meta: what the queue records of an item beyond its key (nothing: the
+// metrics count pending keys, not items, metrics.go).
+type meta struct{}
 
 // kernelWhy says why a queue of this config cannot be the kernel's, or
 // nil: custom storage, a clock the kernel cannot follow, no usable module.
@@ -125,22 +126,27 @@ func newTyped[T comparable](config TypedQueueConfig[T], logger *klog.Logger) *Ty
 	return &Typed[T]{local: workqueue.NewTypedWithConfig(config), why: inProcess(logger, config.Name, why)}
 }
 
+// privateMaxItems: how many keys a private kernel queue holds; 0: as many
+// as the module lets it (a test makes it small, to fill it).
+var privateMaxItems uint32
+
 // newKernelTyped makes a kernel queue with limiter lim, or says why it
 // cannot.
 func newKernelTyped[T comparable](config TypedQueueConfig[T], lim *kq.Limiter) (*Typed[T], error) {
 	t := &Typed[T]{metrics: newQueueMetrics[T](config.MetricsProvider, config.Name)}
 	_, noop := t.metrics.(noMetrics[T])
 	t.metricsOn = !noop
-	o := base.Options{Pkg: "workqueue", Name: config.Name, Limiter: lim,
+	o := base.Options{Pkg: "workqueue", Name: config.Name, Limiter: lim, MaxItems: privateMaxItems,
 		NewTicker: func(d time.Duration) base.Ticker { return clock.RealClock{}.NewTicker(d) }}
 	if t.metricsOn {
-		o.UnfinishedWork = t.metrics.updateUnfinishedWork
+		m := t.metrics // not t: the goroutine must not hold the queue
+		o.UnfinishedWork = func(qi *kq.QueueInfo) { m.update(pendingOf(qi)) }
 	}
 	if err := t.b.Init(o); err != nil {
 		return nil, err
 	}
 	// an unreachable queue lets go of its kernel queue and its goroutine
-	runtime.SetFinalizer(t, func(t *Typed[T]) { t.b.Finalize() })
+	base.ReleaseWith(t, &t.b)
 	return t, nil
 }
 
@@ -153,8 +159,9 @@ func (q *Typed[T]) Backend() (Backend, error) {
 	return BackendKernel, nil
 }
 
-// Refused returns how many adds the kernel refused (not counting those
-// after ShutDown, which client-go ignores too); 0 in process.
+// Refused returns how many adds the kernel refused for good (not those
+// it had no room for, which wait; not those after ShutDown, which
+// client-go ignores too); 0 in process.
 func (q *Typed[T]) Refused() uint64 {
 	if q.local != nil {
 		return 0
@@ -173,13 +180,13 @@ func (q *Typed[T]) Add(item T) {
 	q.add(item, 0, 0)
 }
 
-// add: Add (flags 0), AddAfter (kq.AddAfter, d) or AddRateLimited.
+// add: Add (flags 0), AddAfter (kq.AddAfter, d) or AddRateLimited. An
+// add that made the key pending is counted (metrics.go).
 func (q *Typed[T]) add(item T, flags uint32, d time.Duration) {
 	var count func(m *meta, out int, _ time.Duration)
 	if q.metricsOn {
 		count = func(m *meta, out int, _ time.Duration) {
-			if (out == kq.AddedQueued || out == kq.AddedDirty) && !m.counted {
-				m.counted = true
+			if out == kq.AddedQueued || out == kq.AddedDirty {
 				q.metrics.add(item)
 			}
 		}
@@ -187,16 +194,18 @@ func (q *Typed[T]) add(item T, flags uint32, d time.Duration) {
 	q.b.Add(item, flags, d, 0, count)
 }
 
-// Len returns the current queue length, for informational purposes only.
+// Len returns the current queue length, for informational purposes only
+// (the kernel's queued keys, and the adds waiting for room in it).
 func (q *Typed[T]) Len() int {
 	if q.local != nil {
 		return q.local.Len()
 	}
+	_, waiting := q.b.Overflow()
 	qi, ok := q.b.Stat()
 	if !ok {
-		return 0
+		return waiting
 	}
-	return int(qi.Queued)
+	return int(qi.Queued) + waiting
 }
 
 // Get blocks until it can return an item to be processed. If shutdown =
@@ -213,13 +222,8 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 	}
 	item = ent.Item
 	if q.metricsOn {
-		q.b.In.HandedOut(ent, func(m *meta) {
-			if !m.counted {
-				q.metrics.add(item)
-			}
-			m.counted = false
-		})
-		q.metrics.get(item)
+		// after what the adds of it under way record
+		q.b.In.HandedOut(ent, func(*meta) { q.metrics.get(item) })
 	}
 	return item, false
 }

@@ -60,6 +60,8 @@ func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter TypedRateLimi
 		}
 	case *delayingType[T]:
 		return &rateLimitingType[T]{d, rateLimiter, false}
+	case *rateLimitingType[T]: // its delays, with this limiter in Go
+		return &rateLimitingType[T]{d.delayingType, rateLimiter, false}
 	default:
 		if _, why = BackendOf(d); why == nil || why == ErrNotOurs {
 			why = ErrCustomQueue

@@ -8,12 +8,17 @@ package workqueue
 // carries on where it stopped. Items are stored by value (encoding.go).
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"wq.dev/go/internal/base"
 	"wq.dev/go/internal/kq"
@@ -59,16 +64,50 @@ func NewTypedRestartSafeQueue[T comparable](rateLimiter TypedRateLimiter[T], con
 		return nil, wrap(err)
 	}
 	k, err := kq.CreateQueue(kq.CreateOpts{Name: name, Limiter: lim})
+	if errors.Is(err, syscall.EEXIST) {
+		k, err = kq.OpenNamed(name)
+	}
 	if err != nil {
-		if k, err = kq.OpenNamed(name); err != nil {
-			return nil, wrap(err)
-		}
+		return nil, wrap(err)
 	}
 	q := &restartSafe[T]{k: k, name: name, codec: enc,
-		metrics: newQueueMetrics[T](config.MetricsProvider, name),
-		retries: newRetryMetrics(name, config.MetricsProvider)}
-	runtime.SetFinalizer(q, func(q *restartSafe[T]) { q.k.Close() })
+		metrics:   newQueueMetrics[T](config.MetricsProvider, name),
+		retries:   newRetryMetrics(name, config.MetricsProvider),
+		handedOut: map[T][][]byte{},
+		res:       &rsResources{k: k, stop: make(chan struct{}), done: make(chan struct{})}}
+	if _, noop := q.metrics.(noMetrics[T]); noop {
+		close(q.res.done)
+	} else {
+		r, m := q.res, q.metrics // not q: the goroutine must not hold the queue
+		go base.RunEvery(base.UnfinishedWorkUpdatePeriod, func(d time.Duration) base.Ticker { return clock.RealClock{}.NewTicker(d) },
+			r.stop, r.done, func() {
+				r.gate.Lock()
+				defer r.gate.Unlock()
+				qi, e := r.k.Stat()
+				if e != 0 {
+					qi = nil
+				}
+				m.update(pendingOf(qi))
+			})
+	}
+	runtime.AddCleanup(q, (*rsResources).release, q.res)
 	return q, nil
+}
+
+// rsResources: a restart-safe queue's handle, its metrics goroutine and
+// the gate of its metrics (as the private queues', internal/base), apart
+// from the queue so that its cleanup and goroutine do not hold it.
+type rsResources struct {
+	k        *kq.Handle
+	stopOnce sync.Once
+	stop     chan struct{}
+	done     chan struct{}
+	gate     sync.RWMutex // adds shared; the metrics goroutine alone
+}
+
+func (r *rsResources) release() {
+	r.stopOnce.Do(func() { close(r.stop) })
+	r.k.Close()
 }
 
 // restartSafe is a handle of a named queue, with items of type T.
@@ -79,11 +118,18 @@ type restartSafe[T comparable] struct {
 	metrics queueMetrics[T]
 	retries retryMetrics
 	refused base.Refusals
+	res     *rsResources
 
 	shuttingDown atomic.Bool
 	mu           sync.Mutex
-	held         int // keys taken and not Done
-	drained      chan struct{}
+	// handedOut: the keys this handle took and has not Done, by item, as
+	// the kernel holds them (bytes another writer made may decode to the
+	// item without being its encoding); held counts them
+	handedOut map[T][][]byte
+	held      int
+	closed    bool
+	drained   chan struct{}
+	oddLogged sync.Once
 }
 
 // Backend is BackendKernel.
@@ -91,11 +137,27 @@ func (q *restartSafe[T]) Backend() (Backend, error) {
 	return BackendKernel, nil
 }
 
-// Close closes this process's handle now (keys it holds go back to the
-// queue); the finalizer of an unreachable queue does the same.
+// Close closes this process's handle now: the keys it holds go back to
+// the queue, a drain under way returns (nothing is held any more), and
+// the queue shuts down for this process. The cleanup of an unreachable
+// queue closes it too.
 func (q *restartSafe[T]) Close() error {
 	q.ShutDown()
-	return q.k.Close()
+	err := q.k.Close()
+	q.mu.Lock()
+	q.closed = true
+	clear(q.handedOut)
+	q.held = 0
+	q.releaseDrainLocked()
+	q.mu.Unlock()
+	return err
+}
+
+func (q *restartSafe[T]) releaseDrainLocked() {
+	if q.held <= 0 && q.drained != nil {
+		close(q.drained)
+		q.drained = nil
+	}
 }
 
 func (q *restartSafe[T]) add(item T, flags uint32, d time.Duration) {
@@ -107,6 +169,8 @@ func (q *restartSafe[T]) add(item T, flags uint32, d time.Duration) {
 		q.refused.NoteError(fmt.Sprintf("workqueue: restart-safe queue %q: an item", q.name), err)
 		return
 	}
+	q.res.gate.RLock()
+	defer q.res.gate.RUnlock()
 	out, _, e := q.k.Add(key, flags, d, 0)
 	if e != 0 {
 		q.refused.NoteError(fmt.Sprintf("workqueue: restart-safe queue %q refused an add", q.name), kq.Error("add", e))
@@ -138,9 +202,36 @@ func (q *restartSafe[T]) AddRateLimited(item T) {
 	q.add(item, kq.AddRateLimited, 0)
 }
 
-func (q *restartSafe[T]) keyCall(req uintptr, item T) (uint64, syscall.Errno) {
+// keyOf: the kernel key of item: the one this handle took, if it did
+// (pop: and no longer holds it), else item's encoding. taken: it was one
+// this handle took.
+func (q *restartSafe[T]) keyOf(item T, pop bool) (key []byte, taken bool) {
+	q.mu.Lock()
+	if keys := q.handedOut[item]; len(keys) > 0 {
+		key = keys[0]
+		if pop {
+			if len(keys) == 1 {
+				delete(q.handedOut, item)
+			} else {
+				q.handedOut[item] = keys[1:]
+			}
+			q.held--
+			q.releaseDrainLocked()
+		}
+		q.mu.Unlock()
+		return key, true
+	}
+	q.mu.Unlock()
 	key, err := q.codec.encode(item)
 	if err != nil {
+		return nil, false
+	}
+	return key, false
+}
+
+func (q *restartSafe[T]) keyCall(req uintptr, item T) (uint64, syscall.Errno) {
+	key, _ := q.keyOf(item, false)
+	if key == nil {
 		return 0, syscall.EINVAL
 	}
 	return q.k.KeyCall(req, key, 0)
@@ -172,7 +263,9 @@ func (q *restartSafe[T]) Refused() uint64 { return q.refused.Count() }
 
 // Get blocks until a key is queued, or ShutDown is called (shutdown
 // true). A key whose bytes are not an item of T is dropped (Done) and
-// logged.
+// logged. A key that decodes to an item without being its encoding (a C
+// writer's, JSON of another field order) is handed out all the same, and
+// Done ends that key (logged once).
 func (q *restartSafe[T]) Get() (item T, shutdown bool) {
 	buf := keyBufs.Get().(*[kq.KeyMax]byte)
 	defer keyBufs.Put(buf)
@@ -185,32 +278,45 @@ func (q *restartSafe[T]) Get() (item T, shutdown bool) {
 		default:
 			return item, true
 		}
-		it, err := q.codec.decode(buf[:n])
+		key := append([]byte(nil), buf[:n]...)
+		it, err := q.codec.decode(key)
 		if err != nil {
 			q.refused.NoteError(fmt.Sprintf("workqueue: restart-safe queue %q: a key that is no item, dropped", q.name), err)
-			q.k.KeyCall(kq.IocDone, append([]byte(nil), buf[:n]...), 0)
+			q.k.KeyCall(kq.IocDone, key, 0)
 			continue
 		}
+		if enc, err := q.codec.encode(it); err == nil && !bytes.Equal(enc, key) {
+			q.oddLogged.Do(func() {
+				klog.Infof("workqueue: restart-safe queue %q: key %q is not its item's encoding %q (another writer's); its Done ends it as it is", q.name, key, enc)
+			})
+		}
 		q.mu.Lock()
+		if q.closed {
+			q.mu.Unlock()
+			return item, true
+		}
+		q.handedOut[it] = append(q.handedOut[it], key)
 		q.held++
 		q.mu.Unlock()
-		q.metrics.get(it)
+		if _, noop := q.metrics.(noMetrics[T]); !noop {
+			q.res.gate.Lock() // after what an add of it under way records
+			q.metrics.get(it)
+			q.res.gate.Unlock()
+		}
 		return it, false
 	}
 	return item, true
 }
 
-// Done ends item's processing (it is queued again if added meanwhile).
+// Done ends item's processing (it is queued again if added meanwhile):
+// the key this handle took for it, else its encoding (a key another
+// handle took). A key this handle took no longer counts for its drain,
+// whatever the kernel says (a closed handle: EBADF).
 func (q *restartSafe[T]) Done(item T) {
 	q.metrics.done(item)
-	if _, e := q.keyCall(kq.IocDone, item); e != 0 {
-		return
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.held--; q.held <= 0 && q.drained != nil {
-		close(q.drained)
-		q.drained = nil
+	key, _ := q.keyOf(item, true)
+	if key != nil {
+		q.k.KeyCall(kq.IocDone, key, 0)
 	}
 }
 
@@ -218,11 +324,12 @@ func (q *restartSafe[T]) Done(item T) {
 // returns shutdown at once, and what is queued stays in the kernel queue.
 func (q *restartSafe[T]) ShutDown() {
 	q.shuttingDown.Store(true)
+	q.res.stopOnce.Do(func() { close(q.res.stop) })
 	q.k.Interrupt()
 }
 
 // ShutDownWithDrain is ShutDown, then waits until the keys this process
-// took are Done.
+// took are Done (or its handle is closed).
 func (q *restartSafe[T]) ShutDownWithDrain() {
 	q.ShutDown()
 	q.mu.Lock()

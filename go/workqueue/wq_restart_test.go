@@ -6,6 +6,7 @@ package workqueue
 // one left.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -117,5 +118,71 @@ func TestWqRestartSafeRefuses(t *testing.T) {
 	k, _ := c.encode(objectName{"ns", "a"})
 	if back, err := c.decode(k); err != nil || back != (objectName{"ns", "a"}) || string(k) != `{"Namespace":"ns","Name":"a"}` {
 		t.Errorf("encode %s, decode %v %v", k, back, err)
+	}
+}
+
+// A key another writer made, whose bytes decode to an item without being
+// its encoding (another field order, as a C program may write it), is
+// handed out and its Done ends that key in the kernel: nothing stays
+// processing, the drain returns, and a new Add queues it again.
+func TestWqRestartSafeForeignKeyIsDone(t *testing.T) {
+	kqtest.NeedKernel(t)
+	name := fmt.Sprintf("go.rsforeign.%d", os.Getpid())
+	defer kq.DestroyNamed(name)
+	q := restartSafeQueue(t, name)
+	other, err := NewSharedRateLimitingQueue(SharedQueueConfig{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	other.Add(`{"Name":"a", "Namespace":"ns"}`)
+	it, shut := q.Get()
+	if shut || it != (objectName{"ns", "a"}) {
+		t.Fatalf("Get: %v %v", it, shut)
+	}
+	q.Done(it)
+	if qi, e := other.k.Stat(); e != 0 || qi.Processing != 0 || qi.Keys != 0 {
+		t.Errorf("after the Done: processing %d, keys %d (%v), want 0 and 0", qi.Processing, qi.Keys, e)
+	}
+	drained := make(chan struct{})
+	go func() { q.ShutDownWithDrain(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(20 * time.Second):
+		t.Fatal("ShutDownWithDrain still waits 20 s after the Done")
+	}
+}
+
+// Close releases a drain: the keys the handle held went back to the
+// queue, whether or not their Done came after.
+func TestWqRestartSafeCloseReleasesDrain(t *testing.T) {
+	kqtest.NeedKernel(t)
+	name := fmt.Sprintf("go.rsclose.%d", os.Getpid())
+	defer kq.DestroyNamed(name)
+	for _, doneAfterClose := range []bool{true, false} {
+		q := restartSafeQueue(t, name)
+		q.Add(objectName{"ns", "a"})
+		it, _ := q.Get()
+		q.(interface{ Close() error }).Close()
+		if doneAfterClose {
+			q.Done(it)
+		}
+		drained := make(chan struct{})
+		go func() { q.ShutDownWithDrain(); close(drained) }()
+		select {
+		case <-drained:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("ShutDownWithDrain after Close (Done after it: %v) still waits after 20 s", doneAfterClose)
+		}
+	}
+}
+
+// A create the kernel refuses for another reason than the name being
+// taken returns that error (not the open's ENOENT).
+func TestWqRestartSafeCreateError(t *testing.T) {
+	kqtest.NeedKernel(t)
+	_, err := NewTypedRestartSafeQueue[string](nil, TypedRateLimitingQueueConfig[string]{Name: "kernel.go.rs"})
+	if !errors.Is(err, syscall.EACCES) {
+		t.Errorf("a kernel. name: %v, want the create's EACCES", err)
 	}
 }

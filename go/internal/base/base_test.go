@@ -79,7 +79,7 @@ func TestNoKernelFails(t *testing.T) {
 	}
 	var b Queue[string, int]
 	started := make(chan struct{}, 1)
-	err := b.Init(Options{Pkg: "test", Name: "q", UnfinishedWork: func() {}, NewTicker: func(time.Duration) Ticker {
+	err := b.Init(Options{Pkg: "test", Name: "q", UnfinishedWork: func(*kq.QueueInfo) {}, NewTicker: func(time.Duration) Ticker {
 		started <- struct{}{}
 		return realTicker{time.NewTicker(time.Hour)}
 	}})

@@ -1,7 +1,8 @@
 // Package base is what the typed queues of packages workqueue and
 // priorityqueue are both made of: a private kernel queue (kq) whose items
 // are interned (intern), with its life (made, shut down, let go of by a
-// finalizer), its refused adds, its metrics goroutine (queue.go), and the
+// cleanup), its refused adds, the adds waiting for room (overflow.go),
+// its metrics goroutine (queue.go), and the
 // item times of client-go's metrics (metrics.go). What differs between
 // the two (the order, priorities, which metrics calls an event makes, how
 // a shutdown treats what is queued) stays in each package.
@@ -10,6 +11,7 @@ package base
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -29,30 +31,61 @@ type Queue[T comparable, M any] struct {
 	KernelLimiter bool // the kernel applies the queue's limiter
 
 	err          error
+	res          *resources
+	ov           *overflow[T, M]
 	refusals     Refusals
 	refusedMsg   string // how a refusal is logged
+	getMsg       string // how a failed Get is
 	shuttingDown atomic.Bool
 	cancels      atomic.Uint64 // ShutDown calls: a drain under way stops
-	stopOnce     sync.Once
-	stopCh       chan struct{}
-	loopDone     chan struct{} // the metrics goroutine ended (or none)
-	closeOnce    sync.Once
+}
+
+// resources: what a queue holds beyond Go's heap (its kernel handle, its
+// metrics goroutine) and the gate of its metrics, allocated apart from
+// the queue so that the goroutine and the queue's cleanup can hold them
+// without holding the queue (which could then never be collected).
+type resources struct {
+	k         *kq.Handle
+	stopOnce  sync.Once
+	stopCh    chan struct{}
+	loopDone  chan struct{} // the metrics goroutine ended (or none)
+	closeOnce sync.Once
+
+	// gate: adds (a kernel add and what it records) hold it shared; the
+	// metrics goroutine holds it alone while it compares the kernel's
+	// counts with what the adds recorded, so that no add is half done.
+	gate sync.RWMutex
+}
+
+func (r *resources) stop() { r.stopOnce.Do(func() { close(r.stopCh) }) }
+
+// release ends the metrics goroutine and lets go of the kernel queue.
+func (r *resources) release() {
+	r.stop()
+	r.closeOnce.Do(func() {
+		if r.k != nil {
+			r.k.Close()
+		}
+	})
 }
 
 // Options says what kernel queue Init makes, and how its metrics
 // goroutine runs.
 type Options struct {
 	Pkg, Name string // the package's name, the queue's: errors and logs
-	Flags     uint32 // kq.NewPrivate's flags, starveNs and limiter
+	Flags     uint32 // kq.NewPrivate's flags, starveNs, limiter, maxItems
 	StarveNs  uint64
 	Limiter   *kq.Limiter
+	MaxItems  uint32 // 0: as many as the module lets the queue hold
 
 	// UnfinishedWork, if not nil, is called every
 	// UnfinishedWorkUpdatePeriod, on a ticker NewTicker makes, by a
-	// goroutine that runs until the queue shuts down or is let go of
-	// (Finalize). The goroutine holds these two, never the queue, so that
-	// the queue can be collected: neither may hold it.
-	UnfinishedWork func()
+	// goroutine that runs until the queue shuts down or is let go of,
+	// with the kernel queue's counts (nil if it could not say), while no
+	// add is under way (adds wait meanwhile). The goroutine holds these
+	// two, never the queue, so that the queue can be collected: neither
+	// may hold it.
+	UnfinishedWork func(qi *kq.QueueInfo)
 	NewTicker      func(time.Duration) Ticker
 }
 
@@ -69,49 +102,67 @@ type Ticker interface {
 // Init makes the kernel queue (kq.NewPrivate) and starts the metrics
 // goroutine. If the kernel queue cannot be made it returns why, and the
 // queue must not be used: the caller makes an in-process queue instead.
+// The caller then calls ReleaseWith on the value that holds the queue.
 func (b *Queue[T, M]) Init(o Options) error {
 	b.In = intern.New[T, M]()
-	b.stopCh = make(chan struct{})
-	b.loopDone = make(chan struct{})
-	b.refusedMsg = o.Pkg + ": an add was refused"
+	b.res = &resources{stopCh: make(chan struct{}), loopDone: make(chan struct{})}
+	b.ov = &overflow[T, M]{b: b}
+	who := o.Pkg
 	if o.Name != "" {
-		b.refusedMsg = fmt.Sprintf("%s: %q: an add was refused", o.Pkg, o.Name)
+		who = fmt.Sprintf("%s: %q", o.Pkg, o.Name)
 	}
-	b.K, b.KernelLimiter, b.err = kq.NewPrivate(o.Flags, o.StarveNs, o.Limiter)
+	b.refusedMsg = who + ": an add was refused"
+	b.getMsg = who + ": a Get failed, reported as shutdown"
+	b.K, b.KernelLimiter, b.err = kq.NewPrivate(o.Flags, o.StarveNs, o.Limiter, o.MaxItems)
 	if b.err != nil {
+		close(b.res.loopDone)
 		return b.err
 	}
+	b.res.k = b.K
 	if o.UnfinishedWork == nil {
-		close(b.loopDone)
+		close(b.res.loopDone)
 		return nil
 	}
-	go unfinishedWorkLoop(o.UnfinishedWork, o.NewTicker, b.stopCh, b.loopDone)
+	r, update := b.res, o.UnfinishedWork // not the queue
+	go RunEvery(UnfinishedWorkUpdatePeriod, o.NewTicker, r.stopCh, r.loopDone, func() {
+		r.gate.Lock()
+		defer r.gate.Unlock()
+		qi, e := r.k.Stat()
+		if e != 0 {
+			qi = nil
+		}
+		update(qi)
+	})
 	return nil
 }
 
-func unfinishedWorkLoop(update func(), newTicker func(time.Duration) Ticker, stop <-chan struct{}, done chan<- struct{}) {
+// ReleaseWith lets go of b's kernel queue and ends its goroutine once
+// owner, the value that holds b, is unreachable (a cleanup, which unlike
+// a finalizer also runs for an owner in a reference cycle: it holds
+// neither b nor owner).
+func ReleaseWith[O any, T comparable, M any](owner *O, b *Queue[T, M]) {
+	runtime.AddCleanup(owner, (*resources).release, b.res)
+}
+
+// RunEvery calls fn every period, on a ticker newTicker makes, until stop
+// is closed; then it closes done.
+func RunEvery(period time.Duration, newTicker func(time.Duration) Ticker, stop <-chan struct{}, done chan<- struct{}, fn func()) {
 	defer close(done)
-	t := newTicker(UnfinishedWorkUpdatePeriod)
+	t := newTicker(period)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C():
-			update()
+			fn()
 		case <-stop:
 			return
 		}
 	}
 }
 
-// Finalize is what a finalizer does for a queue no longer reachable: it
-// ends the metrics goroutine and lets go of the kernel queue.
+// Finalize ends the metrics goroutine and lets go of the kernel queue now.
 func (b *Queue[T, M]) Finalize() {
-	b.stopOnce.Do(func() { close(b.stopCh) })
-	b.closeOnce.Do(func() {
-		if b.K != nil {
-			b.K.Close()
-		}
-	})
+	b.res.release()
 }
 
 // Err says why the kernel queue could not be made, or nil.
@@ -119,7 +170,8 @@ func (b *Queue[T, M]) Err() error {
 	return b.err
 }
 
-// Refused returns how many adds the kernel refused.
+// Refused returns how many adds the kernel refused for good (not those
+// it had no room for: they wait in process, Overflow).
 func (b *Queue[T, M]) Refused() uint64 {
 	return b.refusals.Count()
 }
@@ -134,12 +186,28 @@ func (b *Queue[T, M]) ShuttingDown() bool {
 // the queue is shutting down. If the kernel took it and then is not nil,
 // then records the add on the entry's value (under the interner's lock,
 // before a Get of the item records anything): out is what the kernel did
-// (kq.Added*), used the delay a rate-limited add waits. A refused add is
-// counted and its kind logged once. ok: the kernel took it.
-func (b *Queue[T, M]) Add(item T, flags uint32, delay time.Duration, prio int32, then func(m *M, out int, used time.Duration)) (out int, ok bool) {
+// (kq.Added*), used the delay a rate-limited add waits. An add the kernel
+// has no room for (its limit of keys, the owner's key-byte quota, memory)
+// waits in process and is made when room frees (overflow.go), as are the
+// adds after it; one it refuses for good is counted and its kind logged
+// once.
+func (b *Queue[T, M]) Add(item T, flags uint32, delay time.Duration, prio int32, then func(m *M, out int, used time.Duration)) {
 	if b.K == nil || b.shuttingDown.Load() {
-		return 0, false
+		return
 	}
+	if b.ov.active() && b.ov.hold(item, flags, delay, prio, then, false) {
+		return
+	}
+	if errno := b.kernelAdd(item, flags, delay, prio, then); noRoom(errno) {
+		b.ov.hold(item, flags, delay, prio, then, true)
+	}
+}
+
+// kernelAdd: one add in the kernel, through the gate, and what it
+// records; a refusal for good is counted, one for want of room returned.
+func (b *Queue[T, M]) kernelAdd(item T, flags uint32, delay time.Duration, prio int32, then func(m *M, out int, used time.Duration)) syscall.Errno {
+	b.res.gate.RLock()
+	defer b.res.gate.RUnlock()
 	e := b.In.Acquire(item)
 	out, used, errno := b.K.Add(e.Key[:], flags, delay, prio)
 	var fn func(m *M)
@@ -147,11 +215,25 @@ func (b *Queue[T, M]) Add(item T, flags uint32, delay time.Duration, prio int32,
 		fn = func(m *M) { then(m, out, used) }
 	}
 	b.In.AfterAdd(e, errno == 0, fn)
-	if errno != 0 {
+	if errno != 0 && !noRoom(errno) {
 		b.refusals.Note(errno, b.refusedMsg, errno)
-		return out, false
 	}
-	return out, true
+	return errno
+}
+
+// noRoom: the kernel refused an add for want of room, which may free.
+func noRoom(e syscall.Errno) bool {
+	return e == syscall.EAGAIN || e == syscall.EDQUOT || e == syscall.ENOMEM
+}
+
+// Overflow returns how many adds wait in process for room in the kernel
+// queue, and how many of them are plain adds (neither delayed nor rate
+// limited: ready, as client-go's Len counts them).
+func (b *Queue[T, M]) Overflow() (all, ready int) {
+	if b.K == nil {
+		return 0, 0
+	}
+	return b.ov.count()
 }
 
 // idBufs: heap buffers for the keys Get receives (the kernel writes them).
@@ -160,7 +242,7 @@ var idBufs = sync.Pool{New: func() any { return new([8]byte) }}
 // Get blocks until the kernel hands out a key (without holding an OS
 // thread), and returns its entry and priority; ok false: the queue is
 // shut down (or was never made). Memory the kernel lacks is asked for
-// again.
+// again; any other error ends the queue's Gets (logged once).
 func (b *Queue[T, M]) Get() (*intern.Entry[T, M], int32, bool) {
 	if b.K == nil {
 		return nil, 0, false
@@ -173,11 +255,14 @@ func (b *Queue[T, M]) Get() (*intern.Entry[T, M], int32, bool) {
 		case 0:
 		case syscall.EINTR:
 			continue
-		case syscall.ESHUTDOWN, syscall.EBADF:
-			return nil, 0, false
-		default: // ENOMEM: try again
+		case syscall.ENOMEM:
 			time.Sleep(10 * time.Millisecond)
 			continue
+		case syscall.ESHUTDOWN, syscall.EBADF:
+			return nil, 0, false
+		default:
+			b.refusals.logOnce(errno, b.getMsg)
+			return nil, 0, false
 		}
 		if e, ok := b.In.Lookup(buf[:n]); ok {
 			return e, prio, true
@@ -187,9 +272,10 @@ func (b *Queue[T, M]) Get() (*intern.Entry[T, M], int32, bool) {
 }
 
 // keyDone: DONE or FORGET of e's key, asking what the kernel still holds;
-// an item it let go of is dropped. Memory is asked for again a few times.
-// fn, if not nil, gets the entry's value and what the kernel still holds
-// (kq.Key* bits), if it could say.
+// an item it let go of is dropped (and room for an add waiting in process
+// is there). Memory is asked for again a few times. fn, if not nil, gets
+// the entry's value and what the kernel still holds (kq.Key* bits), if it
+// could say.
 func (b *Queue[T, M]) keyDone(req uintptr, e *intern.Entry[T, M], fn func(m *M, state uint64)) {
 	for i := 0; ; i++ {
 		state, errno := b.K.KeyCall(req, e.Key[:], kq.KeyResultState)
@@ -201,7 +287,11 @@ func (b *Queue[T, M]) keyDone(req uintptr, e *intern.Entry[T, M], fn func(m *M, 
 		if errno == 0 && fn != nil {
 			after = func(m *M) { fn(m, state) }
 		}
-		b.In.Release(e, errno == 0 && state == 0, after)
+		gone := errno == 0 && state == 0
+		b.In.Release(e, gone, after)
+		if gone && b.ov.active() {
+			b.ov.flush()
+		}
 		return
 	}
 }
@@ -256,17 +346,42 @@ func (b *Queue[T, M]) Stat() (*kq.QueueInfo, bool) {
 
 // Shutdown shuts the kernel queue down with flags (kq.Shutdown*), ends the
 // metrics goroutine and waits for it to end. cancel: a ShutDown, which
-// cuts short a drain under way (of an earlier call).
+// cuts short a drain under way (of an earlier call). Adds waiting in
+// process for room are dropped by a discarding shutdown; otherwise the
+// kernel queue shuts down once they are in (adds are ignored from now on,
+// and the delayed ones among them dropped, as client-go drops its waiting
+// items), a drain waiting for that first.
 func (b *Queue[T, M]) Shutdown(flags uint32, cancel bool) {
 	if cancel {
 		b.cancels.Add(1)
 	}
-	defer func() { <-b.loopDone }()
-	b.stopOnce.Do(func() { close(b.stopCh) })
+	if b.res == nil { // Init was not called
+		b.shuttingDown.Store(true)
+		return
+	}
+	defer func() { <-b.res.loopDone }()
+	b.res.stop()
 	b.shuttingDown.Store(true)
-	if b.K != nil {
-		c := b.cancels.Load()
-		b.K.Shutdown(flags, func() bool { return b.cancels.Load() != c })
+	if b.K == nil {
+		return
+	}
+	c := b.cancels.Load()
+	stop := func() bool { return b.cancels.Load() != c }
+	emptied := b.ov.shutdown(flags)
+	if emptied == nil {
+		b.K.Shutdown(flags, stop)
+		return
+	}
+	if flags&kq.ShutdownDrain == 0 {
+		return // the last add waiting in process shuts the kernel queue down
+	}
+	for !stop() {
+		select {
+		case <-emptied:
+			b.K.Shutdown(flags, stop)
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
 
@@ -288,6 +403,13 @@ func (r *Refusals) Note(e syscall.Errno, msg string, err error) {
 	r.n.Add(1)
 	if _, seen := r.logged.LoadOrStore(e, struct{}{}); !seen {
 		klog.Errorf("%s (further ones of this kind are only counted): %v", msg, err)
+	}
+}
+
+// logOnce logs msg with e, the first time of e's kind (not counted).
+func (r *Refusals) logOnce(e syscall.Errno, msg string) {
+	if _, seen := r.logged.LoadOrStore(e, struct{}{}); !seen {
+		klog.Errorf("%s: %v", msg, e)
 	}
 }
 

@@ -65,36 +65,51 @@ func open(call string, req uintptr, arg unsafe.Pointer) (*Handle, error) {
 	return &Handle{f: f, rc: rc}, nil
 }
 
+// devPath is DevPath, where the module's information is read (a test
+// points it elsewhere).
+var devPath = DevPath
+
+// The module's information, read from /dev/wq: once it was read it is
+// kept (the module's limits and features do not change while it is
+// loaded); until then each call tries again, so that a process started
+// before the module was loaded makes kernel queues once it is.
 var (
-	moduleInfoOnce sync.Once
-	moduleInfo     ModuleInfo
-	moduleErr      error
+	moduleMu   sync.Mutex
+	moduleRead bool
+	moduleInfo ModuleInfo
 )
 
-func readModule() {
-	fd, err := syscall.Open(DevPath, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+func readModule() (*ModuleInfo, error) {
+	moduleMu.Lock()
+	defer moduleMu.Unlock()
+	if moduleRead {
+		return &moduleInfo, nil
+	}
+	fd, err := syscall.Open(devPath, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		moduleErr = fmt.Errorf("open %s: %w", DevPath, err)
-		return
+		return &ModuleInfo{}, fmt.Errorf("open %s: %w", devPath, err)
 	}
 	defer syscall.Close(fd)
-	if _, e := ioctl(uintptr(fd), IocModuleInfo, unsafe.Pointer(&moduleInfo)); e != 0 {
-		moduleErr = Error(DevPath+": module info", e)
+	mi := &ModuleInfo{}
+	if _, e := ioctl(uintptr(fd), IocModuleInfo, unsafe.Pointer(mi)); e != 0 {
+		return &ModuleInfo{}, Error(devPath+": module info", e)
 	}
+	moduleInfo, moduleRead = *mi, true
+	return &moduleInfo, nil
 }
 
 // Module returns the module's limits and features (zero if /dev/wq
 // cannot say: ModuleErr tells why).
 func Module() *ModuleInfo {
-	moduleInfoOnce.Do(readModule)
-	return &moduleInfo
+	mi, _ := readModule()
+	return mi
 }
 
 // ModuleErr says why /dev/wq could not tell its module's information
 // (not there, not a wq module), or nil.
 func ModuleErr() error {
-	moduleInfoOnce.Do(readModule)
-	return moduleErr
+	_, err := readModule()
+	return err
 }
 
 // CreateOpts says what queue CreateQueue makes.

@@ -28,6 +28,8 @@ func Module() *ModuleInfo { return &ModuleInfo{} }
 // ModuleErr is ErrUnsupported.
 func ModuleErr() error { return ErrUnsupported }
 
+func readModule() (*ModuleInfo, error) { return &ModuleInfo{}, ErrUnsupported }
+
 // CreateOpts says what queue CreateQueue makes.
 type CreateOpts struct {
 	Name     string
