@@ -405,7 +405,7 @@ static int in_wq(int tid)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		in |= !!strstr(line, " [wq]");
+		in |= wqt_frame_in_wq(line);
 	fclose(f);
 	return in;
 }

@@ -7,9 +7,10 @@
  *   WQ_FEATURE_URING, a kernel without io_uring or with it disabled
  * - the fixture: a fresh queue and an SQE128 ring (wq_uring_queue_init)
  * - SQEs with a user_data, completions reaped with a time limit
- * - a get "parked": the threads of a process asleep inside the wq module,
- *   seen in their kernel stacks (/proc/PID/task/TID/stack names the
- *   module's functions "[wq]"): a ring's get waits in one of io_uring's
+ * - a get "parked": the threads of a process asleep inside wq, seen in
+ *   their kernel stacks (/proc/PID/task/TID/stack names the module's
+ *   functions "[wq]", or wq's kwq_ and wq_ ones where it is built into
+ *   the kernel): a ring's get waits in one of io_uring's
  *   worker threads (iou-wrk), a wq_get() caller in its own thread. The
  *   tests wait for that state instead of sleeping; where the stacks cannot
  *   be read they fall back to a generous sleep, to order events only.
@@ -167,8 +168,22 @@ static inline bool wqt_cqe_ready(struct io_uring *ring)
 }
 
 /*
- * The threads of process pid (0: this one) asleep inside the wq module,
- * or -1 if no kernel stack can be read.
+ * Whether a line of /proc/PID/task/TID/stack is a frame of wq: a function
+ * of the module ("[wq]"), or, wq built into the kernel, one of its
+ * prefixes (kwq_, wq_).
+ */
+static inline bool wqt_frame_in_wq(const char *line)
+{
+	const char *fn = strstr(line, "] ");
+
+	if (strstr(line, " [wq]"))
+		return true;
+	return fn && (!strncmp(fn + 2, "kwq_", 4) || !strncmp(fn + 2, "wq_", 3));
+}
+
+/*
+ * The threads of process pid (0: this one) asleep inside wq, or -1 if
+ * no kernel stack can be read.
  */
 static inline int wqt_tasks_in_wq(pid_t pid)
 {
@@ -194,7 +209,7 @@ static inline int wqt_tasks_in_wq(pid_t pid)
 			continue;
 		readable++;
 		while (fgets(line, sizeof(line), f))
-			if (strstr(line, " [wq]")) {
+			if (wqt_frame_in_wq(line)) {
 				n++;
 				break;
 			}
