@@ -35,14 +35,22 @@ module:
 userspace:
 	$(MAKE) -C userspace
 
-# Files taken from Debian's linux-source package at build time (kselftest
-# harness, checkpatch); nothing from the kernel tree is kept in the repo.
-$(TOOLS)/.stamp:
+# Files taken from Debian's linux-source package at build time (kselftest:
+# its harness, Makefile, lib.mk and runner; KUnit's kunit.py; checkpatch);
+# nothing from the kernel tree is kept in the repo. Extracted again when
+# this Makefile changes.
+$(TOOLS)/.stamp: Makefile
 	@test -n "$(LINUX_SOURCE)" || { echo "linux-source-6.12 missing: run 'make deps'" >&2; exit 1; }
 	rm -rf $(TOOLS) && mkdir -p $(TOOLS)
 	tar -xJf $(LINUX_SOURCE) -C $(TOOLS) --strip-components=1 \
 		linux-source-6.12/tools/testing/selftests/kselftest.h \
 		linux-source-6.12/tools/testing/selftests/kselftest_harness.h \
+		linux-source-6.12/tools/testing/selftests/Makefile \
+		linux-source-6.12/tools/testing/selftests/lib.mk \
+		linux-source-6.12/tools/testing/selftests/run_kselftest.sh \
+		linux-source-6.12/tools/testing/selftests/kselftest \
+		linux-source-6.12/tools/testing/kunit \
+		linux-source-6.12/scripts/subarch.include \
 		linux-source-6.12/scripts/checkpatch.pl \
 		linux-source-6.12/scripts/spelling.txt \
 		linux-source-6.12/scripts/const_structs.checkpatch \
@@ -60,7 +68,23 @@ build/host/%_test: selftests/host/%_test.c kmod/wq_%.c kmod/wq_%.h $(TOOLS)/.sta
 
 selftests: userspace $(TOOLS)/.stamp $(HOST_TESTS) go
 	$(MAKE) -C userspace tests KSFT_DIR=$(KSFT_DIR)
-	$(MAKE) -C selftests O=$(CURDIR)/build/selftests KSFT_DIR=$(KSFT_DIR)
+	$(MAKE) -C selftests OUTPUT=$(CURDIR)/build/selftests KSFT_DIR=$(KSFT_DIR)
+
+# The suite as a kernel CI takes it: selftests/ copied to the kselftest tree
+# of build/linux-tools as its target wq, built by kselftest's own Makefile
+# (O=: its output out of the tree) and installed with run_kselftest.sh
+# into build/kselftest (doc/testing.md).
+KSFT_INSTALL := $(CURDIR)/build/kselftest
+kselftest: userspace $(TOOLS)/.stamp
+	rsync -a --delete selftests/ $(KSFT_DIR)/wq/
+	rm -rf $(KSFT_INSTALL)
+	$(MAKE) -C $(KSFT_DIR) O=$(CURDIR)/build/kselftest-build TARGETS=wq WQ_SRC=$(CURDIR) \
+		install INSTALL_PATH=$(KSFT_INSTALL)
+
+# selftests/vm/in-tree: wq added to the kernel tree KSRC as drivers/misc/wq/.
+in-tree:
+	@test -n "$(KSRC)" || { echo "make in-tree KSRC=/path/to/linux" >&2; exit 2; }
+	selftests/vm/in-tree $(KSRC)
 
 # The Go packages (go/): the module wq.dev/go (client-go's workqueue) and
 # the module wq.dev/go/priorityqueue (controller-runtime's), on client-go
@@ -123,14 +147,15 @@ go-check: build/selftests/go_layout.txt $(GO_CLIENTGO) $(GO_TESTS)
 	cd go/workqueue && $(CURDIR)/build/selftests/go_workqueue.test
 	cd go/priorityqueue && $(CURDIR)/build/selftests/go_priorityqueue.test
 
-# Everything the four lanes need (check-quick needs only the base); each
-# says what it installs first. deps-list: what deps would install.
+# Everything the lanes and the in-tree build need (check-quick needs only
+# the base); each says what it installs first. deps-list: what deps would
+# install.
 deps:
-	selftests/vm/install-deps base 6.12 6.12-rt debug
+	selftests/vm/install-deps base 6.12 6.12-rt debug intree
 	$(MAKE) go-deps
 
 deps-list:
-	@selftests/vm/install-deps --list base 6.12 6.12-rt debug
+	@selftests/vm/install-deps --list base 6.12 6.12-rt debug intree
 
 deps-quick:
 	selftests/vm/install-deps base
@@ -228,5 +253,5 @@ clean:
 
 include mk/install.mk
 
-.PHONY: all module userspace selftests go go-check go-deps deps deps-list deps-quick static check check-quick demo clean \
+.PHONY: all module userspace selftests kselftest in-tree go go-check go-deps deps deps-list deps-quick static check check-quick demo clean \
 	bench bench-compare bench-irqsoff fuzz check-long soak install install-kmod install-user uninstall dkms-src

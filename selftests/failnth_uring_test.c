@@ -488,6 +488,7 @@ TEST_F_TIMEOUT(fnth, uring_parked_get_batch, 300)
 		add[i].iov_len = klen[fifo[i]];
 	}
 	URING_UP();
+	wqt_failpage_set(_metadata, &self->fs);	/* the scratch: kvmalloc() */
 	holders_start(_metadata, &h);
 	xfd = wq_create_private(NULL);
 	ASSERT_LE(0, xfd);

@@ -9,6 +9,12 @@ loaded() {
 	[ -d /sys/module/wq ]
 }
 
+# built_in: wq is part of the kernel (CONFIG_WQ=y), not a module that can
+# be unloaded
+built_in() {
+	loaded && ! grep -q '^wq ' /proc/modules
+}
+
 # wait_for COND_COMMAND...: polls up to 5 s
 wait_for() {
 	i=0

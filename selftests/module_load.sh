@@ -124,6 +124,7 @@ cleanup() {
 }
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
+built_in && skip_all "wq is built into the kernel (CONFIG_WQ=y): it cannot be unloaded"
 [ -f "$KO" ] || skip_all "no module at $KO"
 [ -x "$HOLD" ] || skip_all "no $HOLD"
 mkdir -p "$TMP" 2>/dev/null

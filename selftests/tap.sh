@@ -7,6 +7,8 @@
 KSFT_SKIP=4
 n=0
 failed=0
+# the suite's own binaries (wqctl, installed beside the scripts) first
+PATH=$(cd "$(dirname "$0")" && pwd):$PATH
 
 echo "TAP version 13"
 

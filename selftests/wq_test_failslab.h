@@ -26,6 +26,7 @@
 #include "wq_test_files.h"
 
 #define FAILSLAB	"/sys/kernel/debug/failslab/"
+#define FAILPAGE	"/sys/kernel/debug/fail_page_alloc/"
 #define FAIL_NTH	"/proc/thread-self/fail-nth"
 
 /* failslab's knobs, and the value a test wants in each */
@@ -36,10 +37,24 @@ static const char *const knob_values[] = { "N", "0", "0", "N", "-1" };
 
 #define NKNOBS	ARRAY_SIZE(knob_names)
 
+/*
+ * fail_page_alloc's, for a test whose allocation is a page allocator's
+ * (kvmalloc() above 8 KiB): orders below 2, page faults among them, are
+ * left alone.
+ */
+static const char *const page_knob_names[] = {
+	"ignore-gfp-wait", "min-order", "verbose", "probability", "times",
+};
+static const char *const page_knob_values[] = { "N", "2", "0", "0", "-1" };
+
+#define NPAGEKNOBS	ARRAY_SIZE(page_knob_names)
+
 struct wqt_failslab {
 	int nth_fd;			/* FAIL_NTH, opened once */
 	char saved[NKNOBS][64];		/* the knobs' values to restore */
 	bool knobs_set[NKNOBS];
+	char page_saved[NPAGEKNOBS][64];	/* fail_page_alloc's, likewise */
+	bool page_set[NPAGEKNOBS];
 };
 
 /* Nothing set, nothing open: what the teardown may always undo. */
@@ -47,6 +62,7 @@ static inline void wqt_failslab_init(struct wqt_failslab *fs)
 {
 	fs->nth_fd = -1;
 	memset(fs->knobs_set, 0, sizeof(fs->knobs_set));
+	memset(fs->page_set, 0, sizeof(fs->page_set));
 }
 
 /* The debug lane (WQ_DEBUG_LANE=1) must run these tests, not skip them. */
@@ -77,6 +93,33 @@ static inline void wqt_failslab_set(struct __test_metadata *_metadata,
 	ASSERT_LE(0, fs->nth_fd);
 }
 
+/*
+ * Also page allocations of order 2 and up fail at fail-nth's count
+ * (fail_page_alloc's knobs set, their values saved); required on the
+ * debug lane, a skip elsewhere without CONFIG_FAIL_PAGE_ALLOC.
+ */
+static inline void wqt_failpage_set(struct __test_metadata *_metadata,
+				    struct wqt_failslab *fs)
+{
+	size_t i;
+
+	if (access(FAILPAGE "min-order", W_OK)) {
+		ASSERT_EQ(NULL, getenv("WQ_DEBUG_LANE"))
+			TH_LOG("no fail_page_alloc on the debug lane");
+		SKIP(return, "no fail_page_alloc (CONFIG_FAIL_PAGE_ALLOC)");
+	}
+	for (i = 0; i < NPAGEKNOBS; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), FAILPAGE "%s", page_knob_names[i]);
+		ASSERT_EQ(0, wqt_read_file(path, fs->page_saved[i],
+				      sizeof(fs->page_saved[i]))) TH_LOG("%s", path);
+		ASSERT_EQ(0, wqt_write_file(path, page_knob_values[i]))
+			TH_LOG("%s", path);
+		fs->page_set[i] = true;
+	}
+}
+
 /* Disarms fail-nth and closes it. */
 static inline void wqt_failslab_close_nth(struct wqt_failslab *fs)
 {
@@ -86,7 +129,7 @@ static inline void wqt_failslab_close_nth(struct wqt_failslab *fs)
 	}
 }
 
-/* Puts back the knobs wqt_failslab_set() set. */
+/* Puts back the knobs wqt_failslab_set() and wqt_failpage_set() set. */
 static inline void wqt_failslab_restore(struct wqt_failslab *fs)
 {
 	size_t i;
@@ -98,6 +141,14 @@ static inline void wqt_failslab_restore(struct wqt_failslab *fs)
 			continue;
 		snprintf(path, sizeof(path), FAILSLAB "%s", knob_names[i]);
 		wqt_write_file(path, fs->saved[i]);
+	}
+	for (i = 0; i < NPAGEKNOBS; i++) {
+		char path[128];
+
+		if (!fs->page_set[i])
+			continue;
+		snprintf(path, sizeof(path), FAILPAGE "%s", page_knob_names[i]);
+		wqt_write_file(path, fs->page_saved[i]);
 	}
 }
 

@@ -9,8 +9,9 @@
  * - SQEs with a user_data, completions reaped with a time limit
  * - a get "parked": a ring's command waiting in the module, as the
  *   handle's fdinfo counts them (wq-parked), or a wq_get() caller asleep
- *   inside the module in its own thread, seen in its kernel stack
- *   (/proc/PID/task/TID/stack names the module's functions "[wq]"). The
+ *   inside wq in its own thread, seen in its kernel stack
+ *   (/proc/PID/task/TID/stack names the module's functions "[wq]", or
+ *   wq's kwq_ and wq_ ones where it is built into the kernel). The
  *   tests wait for that state instead of sleeping; where the stacks cannot
  *   be read they fall back to a generous sleep, to order events only.
  * - io_uring's worker threads of a process (iou-wrk-*): none may wait for
@@ -171,8 +172,22 @@ static inline bool wqt_cqe_ready(struct io_uring *ring)
 }
 
 /*
- * The threads of process pid (0: this one) asleep inside the wq module,
- * or -1 if no kernel stack can be read.
+ * Whether a line of /proc/PID/task/TID/stack is a frame of wq: a function
+ * of the module ("[wq]"), or, wq built into the kernel, one of its
+ * prefixes (kwq_, wq_).
+ */
+static inline bool wqt_frame_in_wq(const char *line)
+{
+	const char *fn = strstr(line, "] ");
+
+	if (strstr(line, " [wq]"))
+		return true;
+	return fn && (!strncmp(fn + 2, "kwq_", 4) || !strncmp(fn + 2, "wq_", 3));
+}
+
+/*
+ * The threads of process pid (0: this one) asleep inside wq, or -1 if
+ * no kernel stack can be read.
  */
 static inline int wqt_tasks_in_wq(pid_t pid)
 {
@@ -198,7 +213,7 @@ static inline int wqt_tasks_in_wq(pid_t pid)
 			continue;
 		readable++;
 		while (fgets(line, sizeof(line), f))
-			if (strstr(line, " [wq]")) {
+			if (wqt_frame_in_wq(line)) {
 				n++;
 				break;
 			}

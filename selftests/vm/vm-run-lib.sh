@@ -30,6 +30,17 @@ resolve_kernel() {
 	local series flavor cands=() f
 	shopt -s nullglob
 	case $kernel in
+	builtin)
+		kdir=$(cd "$builtin_dir" 2>/dev/null && pwd) || die 2 "--builtin $builtin_dir: no such directory"
+		image=$kdir/arch/x86/boot/bzImage
+		[[ -f $image && -f $kdir/include/config/kernel.release ]] ||
+			die 2 "--builtin $kdir: no built kernel there ($image, include/config/kernel.release)"
+		grep -qx 'CONFIG_WQ=y' "$kdir/.config" ||
+			die 2 "--builtin $kdir: its .config has no CONFIG_WQ=y (selftests/vm/in-tree adds wq to a tree)"
+		release=$(<"$kdir/include/config/kernel.release")
+		bdir_prefix=builtin-
+		return
+		;;
 	debug)
 		kdir=${WQ_DEBUG_KDIR:-/var/tmp/wq-debug-kernel/current}
 		image=$kdir/arch/x86/boot/bzImage
@@ -117,7 +128,7 @@ extract_vmlinux() { # IMAGE OUT
 prepare_boot_image() {
 	boot_image=$image
 	((bzimage)) && return 0
-	if [[ $kernel == debug ]]; then
+	if [[ $kernel == debug || $kernel == builtin ]]; then
 		if grep -qx 'CONFIG_PVH=y' "$kdir/.config" 2>/dev/null &&
 			[[ -f $kdir/vmlinux && ! $kdir/vmlinux -ot $image ]] && has_pvh_note "$kdir/vmlinux"; then
 			boot_image=$kdir/vmlinux
@@ -153,9 +164,10 @@ kdir_stamp() {
 	done
 }
 
-build_module() {
-	local f rel want=() have=() changed=0 stamp
-	stamp=$(kdir_stamp)
+# Copy kmod/ and uapi/ into $src, only what changed (sets changed=1 then).
+sync_sources() {
+	local f rel want=() have=()
+	changed=0
 	# Start from scratch if this release was last built against another tree.
 	if [[ "$(cat "$bdir/kdir" 2>/dev/null)" != "$kdir" ]]; then
 		rm -rf -- "$src" && mkdir -p "$src" && printf '%s\n' "$kdir" >"$bdir/kdir"
@@ -190,6 +202,12 @@ build_module() {
 		rm -f -- "$src/$rel"
 		changed=1
 	done
+}
+
+build_module() {
+	local f changed stamp
+	stamp=$(kdir_stamp)
+	sync_sources
 
 	# The modules this build produces (modules.order names .ko or .o).
 	local kos=()
@@ -254,6 +272,37 @@ build_module() {
 	[[ -f $initrd_root/wq/wq.ko ]] || die 2 "build for $release produced no wq.ko (${#kos[@]} modules)"
 }
 
+# --builtin: wq is in the kernel. The modules of the tree's modules.order
+# in a directory named wq (wq's test modules) and the sample, built
+# against the tree, go to /wq.
+build_builtin() {
+	local f changed stamp samples=$src/kmod/samples dir
+	stamp=$(kdir_stamp)
+	sync_sources
+	if ((changed)) || [[ "$(cat "$bdir/build.stamp" 2>/dev/null)" != "$stamp" ]] ||
+	   [[ ! -f $samples/modules.order ]]; then
+		rm -f "$bdir/build.stamp" "$samples"/*.ko "$samples"/*.mod.c "$samples"/*.mod.o \
+		      "$samples"/Module.symvers
+		if ! make -C "$kdir" M="$samples" W=1 KCFLAGS=-Werror modules >"$bdir/build.log" 2>&1; then
+			cat "$bdir/build.log" >&2
+			die 2 "sample build failed against $kdir (make -C $kdir M=$samples modules)"
+		fi
+		printf '%s\n' "$stamp" >"$bdir/build.stamp"
+	fi
+	for dir in "$kdir" "$samples"; do
+		[[ -f $dir/modules.order ]] || die 2 "--builtin: no $dir/modules.order (make modules there)"
+		while IFS= read -r f; do
+			# the tree's: only those in a directory named wq
+			[[ $dir == "$samples" || /$f == */wq/* ]] || continue
+			[[ $f == /* ]] || f=$dir/$f
+			f=${f%.o}
+			f=${f%.ko}.ko
+			[[ -f $f ]] || die 2 "--builtin: $f (in modules.order) missing: make modules in $dir"
+			cp "$f" "$initrd_root/wq/" || die 2 "cannot copy $f"
+		done <"$dir/modules.order"
+	done
+}
+
 # ---------------------------------------------------------------- initramfs
 copy_libs() { # copy the shared libraries a dynamic ELF needs
 	local f=$1 line lib
@@ -284,6 +333,8 @@ export PATH=/bin:/sbin:/usr/bin:/ HOME=/root
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t tmpfs -o mode=1777 tmpfs /tmp
+WQ_OUT_DIR=/tmp/vm-run-out
+mkdir -p "$WQ_OUT_DIR"
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /dev/pts /dev/shm
@@ -312,6 +363,13 @@ finish() {
 		echo "$mark $s" >&4
 		[ -f /tmp/vm-run.$s ] && cat /tmp/vm-run.$s >&4
 	done
+	for f in "$WQ_OUT_DIR"/*; do
+		case ${f##*/} in *[!A-Za-z0-9._-]*) continue ;; esac
+		[ -f "$f" ] || continue
+		echo "$mark out ${f##*/}" >&4
+		cat "$f" >&4
+		[ -n "$(tail -c 1 "$f")" ] && echo >&4
+	done
 	echo "$mark end" >&4
 	st done
 	# Last close of a tty waits until its output has drained.
@@ -326,14 +384,18 @@ dmesg -c >/tmp/vm-run.boot-dmesg 2>&1
 km=/sys/kernel/debug/kmemleak
 [ -e $km ] && echo clear >$km 2>/dev/null
 
-if insmod /wq/wq.ko >/tmp/vm-run.insmod 2>&1; then
+if [ "$builtin" = 1 ]; then
+	# wq is built in: its device came up at boot
+	if [ -c /dev/wq ]; then st "insmod 0"; else st "insmod 1"; finish; fi
+	no_rmmod=1
+elif insmod /wq/wq.ko >/tmp/vm-run.insmod 2>&1; then
 	st "insmod 0"
 else
 	st "insmod $?"
 	finish
 fi
 
-export WQ_KO_DIR=/wq
+export WQ_KO_DIR=/wq WQ_OUT_DIR
 echo "$mark cmd-begin"
 cd /
 sh /vm-run/cmd </dev/null 3>&- 4>&-
