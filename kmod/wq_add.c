@@ -6,7 +6,7 @@
  * batch). Each finds or makes the key's record under q->lock and hands
  * it to one layer's step: kwq_mark_pending_locked() (the queue,
  * wq_queue.c), kwq_delay_after_locked() (AddAfter, wq_delay.c) or
- * kwq_ratelimit_locked() (AddRateLimited, wq_ratelimit.c). See wq_add.h;
+ * kwq_ratelimit_locked() (AddRateLimited, wq_delay.c). See wq_add.h;
  * the rules are in wq_queue.h.
  */
 #include <linux/string.h>
@@ -14,7 +14,6 @@
 #include "wq_add.h"
 #include "wq_delay.h"
 #include "wq_metrics.h"
-#include "wq_ratelimit.h"
 #include "wq_ready.h"
 #include "wq_record.h"
 #include "wq_trace.h"
@@ -30,7 +29,7 @@ static int kwq_add_now_locked(struct kwq *q, struct kwq_item *item,
 		q->retries++;
 		trace_kwq_add_after(q, item, 0, 0);
 	}
-	return kwq_mark_pending_locked(q, item);
+	return kwq_mark_pending_locked(q, item, 0);
 }
 
 /*
@@ -358,7 +357,7 @@ static void kwq_add_one_locked(struct kwq *q, struct kwq_item *item,
 			q->metrics.refused++;
 		return;
 	}
-	outcome = kwq_mark_pending_at_locked(q, item, now);
+	outcome = kwq_mark_pending_locked(q, item, now);
 	*res = b->outcomes ? outcome : 0;
 	(*ok)++;
 }

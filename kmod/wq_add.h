@@ -13,8 +13,8 @@
  * made; kwq_add_many() a batch, in at most two holds of q->lock a chunk.
  *
  * Relies on wq_queue.h (q->lock, the record states), wq_record.h (find,
- * hold), wq_delay.h (the heap slot of a key that may wait) and
- * wq_ratelimit.h (When).
+ * hold) and wq_delay.h (the heap slot of a key that may wait, and
+ * When).
  */
 #ifndef _WQ_ADD_H
 #define _WQ_ADD_H

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kernel API (<wq/kwq.h>): wq's queues for other modules, exported in
- * the WQ symbol namespace. Every exported symbol of wq is here, and nothing
- * else: thin wrappers that validate their arguments and call the layers
- * (wq_queue.h lists them) and the registry (wq_registry.c).
+ * the WQ symbol namespace: the calls that validate their arguments and
+ * call the layers (wq_queue.h lists them) and the registry
+ * (wq_registry.c). Calls that need no checking are exported where they
+ * are made: kwq_put() (wq_queue.c), kwq_len() (wq_get.c), kwq_shutdown()
+ * and kwq_shutting_down() (wq_wait.c), kwq_metrics() (wq_metrics.c).
  */
 #include <linux/export.h>
 #include <linux/module.h>
@@ -15,11 +17,10 @@
 #include "wq_metrics.h"
 #include "wq_queue.h"
 #include "wq_add.h"
-#include "wq_api.h"
 #include "wq_ipc.h"
-#include "wq_ratelimit.h"
 #include "wq_record.h"
 #include "wq_registry.h"
+#include "wq_delay.h"
 
 /*
  * kwq_default_limiter: client-go's DefaultControllerRateLimiter (the
@@ -28,7 +29,7 @@
 const struct wq_limiter kwq_default_limiter = WQ_LIMITER_DEFAULT_INIT;
 EXPORT_SYMBOL_NS_GPL(kwq_default_limiter, WQ_NS);
 
-int kwq_check_key(const void *key, size_t len)
+static int kwq_check_key(const void *key, size_t len)
 {
 	return key ? kwq_check_key_len(len) : -EINVAL;
 }
@@ -152,21 +153,6 @@ struct kwq *kwq_ref(struct kwq *q)
 }
 EXPORT_SYMBOL_NS_GPL(kwq_ref, WQ_NS);
 
-/**
- * kwq_put() - drop a reference; the last one frees the queue and its keys
- * @q: the queue
- *
- * Context: process context: the last put sleeps (it waits for the delay
- * timer and the queue's work items); nobody may be waiting on the queue
- * when the last reference goes (waiters hold references through their
- * handles).
- */
-void kwq_put(struct kwq *q)
-{
-	kwq_queue_put(q);
-}
-EXPORT_SYMBOL_NS_GPL(kwq_put, WQ_NS);
-
 static int kwq_add_common(struct kwq *q, const void *key, size_t len,
 			  u64 *delay_ns, unsigned int flags, gfp_t gfp)
 {
@@ -252,8 +238,8 @@ int kwq_add_rate_limited(struct kwq *q, const void *key, size_t len,
 }
 EXPORT_SYMBOL_NS_GPL(kwq_add_rate_limited, WQ_NS);
 
-ssize_t kwq_get_common(struct kwq *q, void *buf, size_t cap,
-		       ktime_t deadline, unsigned int flags, s32 *prio)
+static ssize_t kwq_get_common(struct kwq *q, void *buf, size_t cap,
+			      ktime_t deadline, unsigned int flags, s32 *prio)
 {
 	u32 len = 0;
 	int ret;
@@ -343,7 +329,13 @@ EXPORT_SYMBOL_NS_GPL(kwq_try_get, WQ_NS);
  */
 int kwq_done(struct kwq *q, const void *key, size_t len)
 {
-	return kwq_check_key(key, len) ?: kwq_queue_done(q, NULL, key, len);
+	struct kwq_keyref k = { .data = key, .len = len };
+	int res, ret = kwq_check_key(key, len);
+
+	if (ret)
+		return ret;
+	kwq_queue_done(q, NULL, &k, &res, 1);
+	return res;
 }
 EXPORT_SYMBOL_NS_GPL(kwq_done, WQ_NS);
 
@@ -400,71 +392,253 @@ int kwq_shutdown_with_drain(struct kwq *q, u64 timeout_ns)
 }
 EXPORT_SYMBOL_NS_GPL(kwq_shutdown_with_drain, WQ_NS);
 
-/**
- * kwq_len() - Len: number of queued keys
- * @q: the queue
- *
- * Context: any context (it takes no lock).
- * Return: keys ready to be handed out (not processing, not waiting).
+/*
+ * Priorities and what client-go's users have asked of a key for years:
+ * one add of any kind that says what it did (kwq_add_opts()), a get that
+ * says the key's priority (kwq_get_priority()), a key's state
+ * (kwq_key_state()) and cancelling a delay (kwq_cancel_after()): the twins
+ * of WQ_IOC_ADD's options, WQ_IOC_GET's priority, WQ_IOC_KEY_STATE and
+ * WQ_IOC_CANCEL_AFTER.
  */
-unsigned int kwq_len(struct kwq *q)
+/**
+ * kwq_add_opts() - one add of any kind, saying what it did
+ * @q: the queue
+ * @key: the key bytes (copied; must not change during the call)
+ * @len: 1..WQ_KEY_MAX
+ * @o: the kind of add; NULL for a plain kwq_add(). Flags: WQ_ADD_AFTER
+ *	(AddAfter @o->delay_ns, also of 0), WQ_ADD_RATE_LIMITED (the
+ *	queue's limiter says how long; with WQ_ADD_AFTER, on a priority
+ *	queue only, the shorter of the two), WQ_ADD_PRIORITY (@o->priority;
+ *	a priority queue only: a key added without it has priority 0). A
+ *	field a flag does not use must be 0
+ * @delay_ns: if not NULL, receives the delay used (rate-limited adds)
+ * @gfp: as for kwq_add()
+ *
+ * On a priority queue (kwq_attr.flags WQ_CREATE_PRIORITY) an add of a key
+ * the queue holds keeps the higher priority, and a raise moves the key to
+ * the tail of its new level; a key added while processing is queued again
+ * at kwq_done() with the highest priority given by the adds made
+ * meanwhile; an add without a delay of a waiting key makes it ready now
+ * and drops the waiting copy; a delayed add of a queued key changes only
+ * its priority.
+ *
+ * Context: as kwq_add().
+ * Return: what the add did (>= 0): WQ_ADDED_QUEUED, WQ_ADDED_COALESCED
+ * (queued already: kept its place, or was raised), WQ_ADDED_DIRTY
+ * (processing: queued again at done), WQ_ADDED_WAITING, WQ_ADDED_KEPT
+ * (waiting already for an earlier time); or kwq_add()'s errors, and
+ * -EINVAL for flags or fields the queue does not take.
+ */
+int kwq_add_opts(struct kwq *q, const void *key, size_t len,
+		 const struct kwq_add_opts *o, u64 *delay_ns, gfp_t gfp)
 {
-	return kwq_queue_len(q);
+	static const struct kwq_add_opts plain;
+	unsigned int flags = 0;
+	u64 delay;
+	int ret;
+
+	if (!o)
+		o = &plain;
+	ret = kwq_check_key(key, len);
+	if (ret)
+		return ret;
+	if ((o->flags & ~(WQ_ADD_AFTER | WQ_ADD_RATE_LIMITED |
+			  WQ_ADD_PRIORITY)) ||
+	    ((o->flags & WQ_ADD_PRIORITY) ? !q->prio : o->priority) ||
+	    (!(o->flags & WQ_ADD_AFTER) && o->delay_ns) ||
+	    ((o->flags & WQ_ADD_RATE_LIMITED) &&
+	     (o->flags & WQ_ADD_AFTER) && !q->prio))
+		return -EINVAL;
+	if (o->flags & WQ_ADD_AFTER)
+		flags |= KWQ_ADD_AFTER;
+	if (o->flags & WQ_ADD_RATE_LIMITED)
+		flags |= KWQ_ADD_RATE_LIMITED;
+	delay = o->delay_ns;
+	ret = kwq_add_key(q, key, len, &delay, flags, o->priority, gfp,
+			  KTIME_MAX);
+	if (ret >= 0 && delay_ns)
+		*delay_ns = (flags & KWQ_ADD_RATE_LIMITED) ? delay : o->delay_ns;
+	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(kwq_len, WQ_NS);
+EXPORT_SYMBOL_NS_GPL(kwq_add_opts, WQ_NS);
 
 /**
- * kwq_shutdown() - ShutDown: refuse new keys, wake every waiter
+ * kwq_get_priority() - kwq_get_timeout() that also says the key's priority
  * @q: the queue
+ * @buf: receives the key
+ * @cap: size of @buf
+ * @timeout_ns: longest wait; KWQ_TIMEOUT_NONE waits without limit, 0 not at
+ *	all (then -EAGAIN when nothing is queued)
+ * @flags: 0 or KWQ_GET_KILLABLE
+ * @priority: if not NULL, receives the priority the key is handed out
+ *	with (0 on a plain queue)
  *
- * Queued keys are still handed out; waiting (AddAfter) keys are dropped
- * (beyond the first 64, by a work item soon after: they are counted as
- * held until then). Every drain waiting at this moment returns -ECANCELED
- * (0 if the queue is drained by then). Idempotent.
+ * On a priority queue the key is the first of the highest priority, or
+ * the oldest ready key once it has waited longer than the queue's
+ * starve_ns.
+ *
+ * Context: process context; sleeps (not with @timeout_ns 0).
+ * Return: as kwq_get_timeout(), or -EAGAIN.
+ */
+ssize_t kwq_get_priority(struct kwq *q, void *buf, size_t cap,
+			 u64 timeout_ns, unsigned int flags, int *priority)
+{
+	s32 prio = 0;
+	ssize_t ret;
+
+	if (flags & ~KWQ_GET_KILLABLE)
+		return -EINVAL;
+	if (timeout_ns)
+		might_sleep();
+	else
+		flags |= KWQ_GET_NONBLOCK;
+	ret = kwq_get_common(q, buf, cap,
+			     kwq_time_after(ktime_get(), timeout_ns), flags,
+			     &prio);
+	if (ret >= 0 && priority)
+		*priority = prio;
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(kwq_get_priority, WQ_NS);
+
+/**
+ * kwq_key_state() - what the queue holds of a key
+ * @q: the queue
+ * @key: the key bytes
+ * @len: 1..WQ_KEY_MAX
+ * @info: receives the state (WQ_KEY_*: 0 for a key the queue neither
+ *	holds nor counts failures of), the priority (a key in processing:
+ *	the one it was handed out with), the ready time of a waiting key and
+ *	its failures, from one look under the queue's lock
+ *
+ * The answer may be stale as soon as the call returns.
+ *
+ * Context: as kwq_add() (takes the queue's lock).
+ * Return: 0, or -EINVAL (bad key, @info NULL).
+ */
+int kwq_key_state(struct kwq *q, const void *key, size_t len,
+		  struct kwq_key_info *info)
+{
+	int ret = kwq_check_key(key, len);
+
+	if (ret || !info)
+		return ret ?: -EINVAL;
+	kwq_queue_key_state(q, key, len, info);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(kwq_key_state, WQ_NS);
+
+/**
+ * kwq_cancel_after() - drop a key's waiting copy (AddAfter, AddRateLimited)
+ * @q: the queue
+ * @key: the key bytes
+ * @len: 1..WQ_KEY_MAX
+ *
+ * A key also queued or processing stays so; one held only by its delay
+ * stops being held (its failures are kept: kwq_forget() drops those).
+ *
+ * Context: as kwq_add() (takes the queue's lock).
+ * Return: 1 if a waiting copy was dropped, 0 if the key was not waiting,
+ * -EINVAL (bad key).
+ */
+int kwq_cancel_after(struct kwq *q, const void *key, size_t len)
+{
+	return kwq_check_key(key, len) ?: kwq_delay_cancel(q, key, len);
+}
+EXPORT_SYMBOL_NS_GPL(kwq_cancel_after, WQ_NS);
+
+/*
+ * The worker's fast path: kwq_get_held() hands out a key with a handle
+ * (struct kwq_held) naming its record, and kwq_done_held() ends its
+ * processing through that handle, without hashing the key or looking it
+ * up in the key table. A handle pins its record (wq_record.h), so it
+ * stays safe to give back whatever became of the key meanwhile.
+ */
+/**
+ * kwq_get_held() - Get with a handle for kwq_done_held()
+ * @q: the queue
+ * @buf: receives the key (owned by the caller)
+ * @cap: size of @buf (WQ_KEY_MAX fits every key)
+ * @timeout_ns: longest wait: 0 does not wait (as kwq_try_get()),
+ *	KWQ_TIMEOUT_NONE waits without limit (as kwq_get())
+ * @flags: 0 (interruptible) or KWQ_GET_KILLABLE
+ * @held: out: the handle and the key's priority; cleared unless a key is
+ *	handed out
+ *
+ * The key is handed out as by kwq_get(), and is processing as any other:
+ * kwq_done() of its bytes, by anyone, also ends it. The handle goes back
+ * with kwq_done_held() all the same, once (see struct kwq_held).
+ *
+ * Context: process context; sleeps, unless @timeout_ns is 0 (then the
+ * context of kwq_try_get()).
+ * Return: the key length; -EAGAIN (nothing queued, @timeout_ns 0);
+ * -ETIMEDOUT; -ESHUTDOWN; -ERESTARTSYS (signal); -EMSGSIZE (@cap too
+ * small: the key stays queued); -EINVAL.
+ */
+ssize_t kwq_get_held(struct kwq *q, void *buf, size_t cap, u64 timeout_ns,
+		     unsigned int flags, struct kwq_held *held)
+{
+	struct kwq_item *rec = NULL;
+	ktime_t deadline = 0;
+	u32 len = 0;
+	s32 prio = 0;
+	u64 gen = 0;
+	struct kwq_take t = {
+		.buf = buf, .cap = min_t(size_t, cap, WQ_KEY_MAX), .n = 1,
+		.lens = &len, .gens = &gen, .prios = &prio, .recs = &rec,
+	};
+	int ret;
+
+	if (!held)
+		return -EINVAL;
+	memset(held, 0, sizeof(*held));
+	if ((cap && !buf) || (flags & ~KWQ_GET_KILLABLE))
+		return -EINVAL;
+	if (timeout_ns) {
+		might_sleep();
+		deadline = kwq_time_after(ktime_get(), timeout_ns);
+	} else {
+		flags |= KWQ_GET_NONBLOCK;
+	}
+	ret = kwq_queue_take(q, &t, deadline, flags);
+	if (ret)
+		return ret;
+	held->priority = prio;
+	held->q = q;
+	held->rec = rec;
+	held->gen = gen;
+	return len;
+}
+EXPORT_SYMBOL_NS_GPL(kwq_get_held, WQ_NS);
+
+/**
+ * kwq_done_held() - Done of the key a handle names, without a look-up
+ * @q: the queue the handle's key came from
+ * @held: a handle from kwq_get_held(); cleared (given back) by the call,
+ *	unless it is refused with -EINVAL
+ *
+ * As kwq_done() of the key's bytes: a key added while it was processed is
+ * queued again at the tail. If the key's processing has ended since it was
+ * handed out with the handle (kwq_done() of its bytes), and even if it has
+ * been handed out again since, nothing changes but the handle is given
+ * back.
  *
  * Context: any context (on PREEMPT_RT, where q->lock is a sleeping lock,
  * not from a non-threaded hard interrupt nor with interrupts or preemption
  * disabled or a raw spinlock held).
+ * Return: 0; -ENOENT if that hand-out is not processing any more; -EINVAL
+ * (a cleared handle, or one of another queue: nothing changes).
  */
-void kwq_shutdown(struct kwq *q)
+int kwq_done_held(struct kwq *q, struct kwq_held *held)
 {
-	kwq_queue_shutdown(q);
-}
-EXPORT_SYMBOL_NS_GPL(kwq_shutdown, WQ_NS);
+	struct kwq_item *rec;
+	u64 gen;
 
-/**
- * kwq_shutting_down() - ShuttingDown
- * @q: the queue
- *
- * Context: any context (on PREEMPT_RT, where q->lock is a sleeping lock,
- * not from a non-threaded hard interrupt nor with interrupts or preemption
- * disabled or a raw spinlock held).
- * Return: true once the queue is shutting down.
- */
-bool kwq_shutting_down(struct kwq *q)
-{
-	return kwq_queue_shutting_down(q);
+	if (!held || !held->rec || held->q != q)
+		return -EINVAL;
+	rec = held->rec;
+	gen = held->gen;
+	memset(held, 0, sizeof(*held));
+	return kwq_queue_done_held(q, rec, gen);
 }
-EXPORT_SYMBOL_NS_GPL(kwq_shutting_down, WQ_NS);
-
-/**
- * kwq_metrics() - the queue's metrics, as WQ_IOC_METRICS reports them
- * @q: the queue
- * @m: filled in: client-go's workqueue metrics (depth, adds, retries,
- *	queue and work duration histograms, unfinished work, longest
- *	running) and wq's own counters; see struct wq_metrics_info
- *
- * One hold of the queue's lock: the gauges are exact at that moment and
- * consistent with the counters, which never go back while the queue
- * exists. With wq loaded with metrics=N the histograms and the two time
- * gauges stay 0 (struct wq_metrics_info).
- *
- * Context: any context (on PREEMPT_RT, where q->lock is a sleeping lock,
- * not from a non-threaded hard interrupt nor with interrupts or preemption
- * disabled or a raw spinlock held).
- */
-void kwq_metrics(struct kwq *q, struct wq_metrics_info *m)
-{
-	kwq_metrics_fill(q, m);
-}
-EXPORT_SYMBOL_NS_GPL(kwq_metrics, WQ_NS);
+EXPORT_SYMBOL_NS_GPL(kwq_done_held, WQ_NS);

@@ -8,7 +8,7 @@
  * key bytes (a key is at most WQ_KEY_MAX, 4 KiB, so one always fits): the
  * user memory of a chunk is copied while no lock is held, then the queue's
  * lock is taken once for the whole chunk (kwq_add_many(),
- * kwq_queue_take(), kwq_queue_done_many(); twice for a chunk of ADD from
+ * kwq_queue_take(), kwq_queue_done(); twice for a chunk of ADD from
  * its first new key without a spare record on, see kwq_add_many()),
  * so no hold of it grows with the batch and consumers are woken once per
  * hold, as many as keys were queued.
@@ -118,7 +118,7 @@ static bool wq_iov_len_ok(const struct wq_iov *iov)
 
 /*
  * ADD_BATCH and DONE_BATCH: each chunk of keys read into the scratch, then
- * added or done in order (kwq_add_many(), kwq_queue_done_many()).
+ * added or done in order (kwq_add_many(), kwq_queue_done()).
  */
 static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			  const struct wq_batch *b, bool add)
@@ -167,7 +167,7 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			}
 			c->refs[n].data = buf + off;
 			c->refs[n].len = v->len;
-			/* DONE's: by kwq_queue_done_many(), if needed */
+			/* DONE's: by kwq_queue_done(), if needed */
 			c->refs[n].hash = add ? kwq_record_hash(q, buf + off,
 								v->len) : 0;
 			c->idx[n++] = i - first;
@@ -177,7 +177,7 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 			ok += kwq_add_many(q, c->refs, c->res, c->items, n,
 					   &ab);
 		else if (n)
-			ok += kwq_queue_done_many(q, &h->holder, c->refs,
+			ok += kwq_queue_done(q, &h->holder, c->refs,
 						  c->res, n);
 		for (j = 0; j < n; j++)
 			res[c->idx[j]] = c->res[j];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Delaying: client-go's DelayingInterface (delaying_queue.go). AddAfter
+ * Delaying: client-go's DelayingInterface (delaying_queue.go), and rate
+ * limiting, which delays through it (below). AddAfter
  * puts a key's record in the queue's waiting heap (q->waiting) with its
  * ready time; one hrtimer (q->timer), armed at the earliest ready time,
  * adds every key whose time has come, in ready-time order, as by Add: the
@@ -38,5 +39,20 @@ void kwq_delay_cancel_locked(struct kwq *q, struct kwq_item *item);
 int kwq_delay_cancel(struct kwq *q, const void *key, u32 len);
 bool kwq_delay_drop_locked(struct kwq *q);
 void kwq_delay_drop_all(struct kwq *q);
+
+/*
+ * Rate limiting: client-go's RateLimitingInterface
+ * (rate_limiting_queue.go). AddRateLimited is AddAfter(key, When(key)):
+ * When counts a failure of the key in its record and asks the queue's
+ * limiter (wq_limiter.c) for the delay; Forget clears the count,
+ * NumRequeues reads it. A record kept only for its failures is idle (see
+ * wq_record.h). AddRateLimited comes in through kwq_add_key() (wq_add.h)
+ * like every add, and kwq_ratelimit_locked() is its step. q->lock guards
+ * the limiter's state and the records' failure counts.
+ */
+u64 kwq_ratelimit_locked(struct kwq *q, struct kwq_item *item, ktime_t now,
+			 u64 cap, int *outcome);
+int kwq_ratelimit_forget(struct kwq *q, const void *key, u32 len);
+unsigned int kwq_ratelimit_requeues(struct kwq *q, const void *key, u32 len);
 
 #endif /* _WQ_DELAY_H */

@@ -7,7 +7,6 @@
 #define _WQ_DEV_H
 
 #include <linux/bits.h>
-#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -122,23 +121,6 @@ long wq_ioc_uring_cancel(struct wq_handle *h, struct kwq *q, void *arg,
 
 int wq_deadline(u64 ns, ktime_t *deadline);
 
-/*
- * Run as @h's opener (override_creds() of the file's credentials), for a
- * check of rights, until revert_creds() of what this returns.
- */
-static inline const struct cred *wq_as_opener(struct wq_handle *h)
-{
-	return override_creds(h->file->f_cred);
-}
-
-long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
-			void __user *uarg);
-long wq_ioc_list(struct wq_handle *h, struct kwq *q, void *arg,
-		 void __user *uarg);
-long wq_ioc_stat(struct wq_handle *h, struct kwq *q, void *arg,
-		 void __user *uarg);
-long wq_ioc_metrics(struct wq_handle *h, struct kwq *q, void *arg,
-		    void __user *uarg);
 long wq_ioc_add(struct wq_handle *h, struct kwq *q, void *arg,
 		void __user *uarg);
 long wq_ioc_get(struct wq_handle *h, struct kwq *q, void *arg,

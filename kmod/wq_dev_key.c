@@ -17,7 +17,6 @@
 #include "wq_dev.h"
 #include "wq_add.h"
 #include "wq_delay.h"
-#include "wq_ratelimit.h"
 #include "wq_record.h"
 
 /* Keys up to this long are copied through the stack, not an allocation. */
@@ -220,7 +219,7 @@ static long wq_key_call(struct wq_handle *h, struct kwq *q, struct wq_key *k,
 	ref.data = key;
 	ref.len = k->key_len;
 	if (done)
-		kwq_queue_done_many(q, &h->holder, &ref, &res, 1);
+		kwq_queue_done(q, &h->holder, &ref, &res, 1);
 	else
 		res = kwq_ratelimit_forget(q, key, k->key_len);
 	ret = res;
@@ -313,14 +312,17 @@ long wq_ioc_done_get(struct wq_handle *h, struct kwq *q, void *arg,
 		return -EINVAL;
 	if (dg->prev_len) {
 		struct wq_key k = { .key_len = dg->prev_len, .key = dg->prev };
+		struct kwq_keyref ref = { .len = dg->prev_len };
+		int res;
 
 		key = wq_copy_key(&k, 0, small);
 		if (IS_ERR(key))
 			return PTR_ERR(key);
-		ret = kwq_queue_done(q, &h->holder, key, dg->prev_len);
+		ref.data = key;
+		kwq_queue_done(q, &h->holder, &ref, &res, 1);
 		wq_free_key(key, small);
-		if (ret)
-			return ret;
+		if (res)
+			return res;
 		/*
 		 * Made: a restarted call (a signal, a stop) only gets. The
 		 * struct was found writable (wq_ioctl()); if another thread

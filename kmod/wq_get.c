@@ -5,6 +5,7 @@
  * could not be delivered, and Len. See wq_queue.h for the record states
  * and the locking rules.
  */
+#include <linux/export.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 
@@ -243,13 +244,14 @@ void kwq_queue_unget(struct kwq *q, const void *key, u32 len, u64 gen)
 }
 
 /**
- * kwq_queue_len() - Len: number of queued keys
+ * kwq_len() - Len: number of queued keys
  * @q: the queue
  *
- * Context: any context; lockless.
+ * Context: any context (it takes no lock).
  * Return: keys ready to be handed out (not processing, not waiting).
  */
-unsigned int kwq_queue_len(struct kwq *q)
+unsigned int kwq_len(struct kwq *q)
 {
 	return READ_ONCE(q->nr_queued);
 }
+EXPORT_SYMBOL_NS_GPL(kwq_len, WQ_NS);

@@ -17,6 +17,10 @@
 #include "wq_registry.h"
 #include "wq_scratch.h"
 
+/* The tracepoints of wq_trace.h, defined once, here. */
+#define CREATE_TRACE_POINTS
+#include "wq_trace.h"
+
 unsigned int wq_max_queues = 1024;
 module_param_named(max_queues, wq_max_queues, uint, 0644);
 MODULE_PARM_DESC(max_queues,

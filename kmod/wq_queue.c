@@ -3,13 +3,17 @@
  * The queue: client-go's workqueue Interface (queue.go). The queue's life
  * cycle, the record states' transitions (Add's step: a key made pending;
  * the entry points of Add are in wq_add.c), and Done (Get: wq_get.c;
- * waits and readiness: wq_wait.c; ShutDown and drain: wq_shutdown.c; the
- * keys of a handle that goes away: wq_holder.c). See wq_queue.h for the
+ * waits, readiness, ShutDown and drain: wq_wait.c), and the keys of a
+ * handle that goes away (the holders, at the end). See wq_queue.h for the
  * record states and the locking rules; this file relies on all of them.
  */
+#include <linux/bitfield.h>
+#include <linux/export.h>
+#include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/xarray.h>
 
 #include "wq_delay.h"
 #include "wq_metrics.h"
@@ -107,19 +111,20 @@ static void kwq_queue_release(struct kref *ref)
 }
 
 /**
- * kwq_queue_put() - drop a reference; the last one frees the queue and its
- * keys
+ * kwq_put() - drop a reference; the last one frees the queue and its keys
  * @q: the queue
  *
- * Context: process context (the last put cancels the delay timer, which may
- * sleep on PREEMPT_RT); nobody may be waiting on the queue when the last
- * reference goes (waiters hold references through their handles).
+ * Context: process context: the last put sleeps (it waits for the delay
+ * timer and the queue's work items); nobody may be waiting on the queue
+ * when the last reference goes (waiters hold references through their
+ * handles).
  */
-void kwq_queue_put(struct kwq *q)
+void kwq_put(struct kwq *q)
 {
 	might_sleep();
 	kref_put(&q->ref, kwq_queue_release);
 }
+EXPORT_SYMBOL_NS_GPL(kwq_put, WQ_NS);
 
 /*
  * Queue a key at the tail (or, to undo a get, at the head). The caller
@@ -238,7 +243,7 @@ struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
 }
 
 /**
- * kwq_mark_pending_at_locked() - Add of a held record: make it pending now
+ * kwq_mark_pending_locked() - Add of a held record: make it pending now
  * @q: the queue (q->lock held)
  * @item: the record
  * @now: kwq_metrics_now() of this hold of q->lock, or 0 to read it only
@@ -255,7 +260,7 @@ struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
  * Return: what the add did: WQ_ADDED_QUEUED, WQ_ADDED_COALESCED (queued
  * already) or WQ_ADDED_DIRTY (processing: queued again at done).
  */
-int kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now)
+int kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item, u64 now)
 {
 	lockdep_assert_held(&q->lock);
 	/* a priority queue hands a key out once: it is ready, not waiting */
@@ -279,18 +284,6 @@ int kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now)
 	kwq_enqueue_locked(q, item, false);
 	trace_kwq_add(q, item, KWQ_TRACE_QUEUED);
 	return WQ_ADDED_QUEUED;
-}
-
-/**
- * kwq_mark_pending_locked() - kwq_mark_pending_at_locked() of one key
- * @q: the queue (q->lock held)
- * @item: the record
- *
- * Return: as kwq_mark_pending_at_locked().
- */
-int kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item)
-{
-	return kwq_mark_pending_at_locked(q, item, 0);
 }
 
 /*
@@ -333,7 +326,7 @@ static void kwq_done_unlock(struct kwq *q, unsigned long flags,
 /*
  * Will @holder's next done likely be of its oldest key, found without a
  * hash? A worker that ends its keys in the order it got them:
- * kwq_queue_done_many() then leaves the hash to be computed under q->lock
+ * kwq_queue_done() then leaves the hash to be computed under q->lock
  * if it is needed after all. Others (threads of a pool sharing a handle,
  * out of order) hash before taking the lock, as ever.
  */
@@ -371,7 +364,7 @@ static struct kwq_item *kwq_done_find_locked(struct kwq *q,
 }
 
 /**
- * kwq_queue_done_many() - Done of each of @n keys, one hold of q->lock
+ * kwq_queue_done() - Done of each of @n keys, one hold of q->lock
  * @q: the queue
  * @holder: the handle's keys in processing (its oldest is found without a
  *	look-up), or NULL
@@ -390,9 +383,8 @@ static struct kwq_item *kwq_done_find_locked(struct kwq *q,
  * Context: any context.
  * Return: how many keys were processing (and are done now).
  */
-unsigned int kwq_queue_done_many(struct kwq *q, struct kwq_holder *holder,
-				 struct kwq_keyref *keys, int *res,
-				 unsigned int n)
+unsigned int kwq_queue_done(struct kwq *q, struct kwq_holder *holder,
+			    struct kwq_keyref *keys, int *res, unsigned int n)
 {
 	unsigned int i, ok = 0, queued, held;
 	struct kwq_item *item;
@@ -422,29 +414,6 @@ unsigned int kwq_queue_done_many(struct kwq *q, struct kwq_holder *holder,
 	}
 	kwq_done_unlock(q, flags, queued, held);
 	return ok;
-}
-
-/**
- * kwq_queue_done() - Done: end processing of a key
- * @q: the queue
- * @holder: as for kwq_queue_done_many()
- * @key: the key
- * @len: its length
- *
- * kwq_queue_done_many() of one key.
- *
- * Context: any context.
- * Return: 0, or -ENOENT if the key is not being processed (a stray done
- * never duplicates a key).
- */
-int kwq_queue_done(struct kwq *q, struct kwq_holder *holder, const void *key,
-		   u32 len)
-{
-	struct kwq_keyref k = { .data = key, .len = len };
-	int res;
-
-	kwq_queue_done_many(q, holder, &k, &res, 1);
-	return res;
 }
 
 /**
@@ -542,4 +511,141 @@ u32 kwq_queue_key_state_hashed(struct kwq *q, u64 hash, const void *key,
 	if (info)
 		*info = ki;
 	return ki.state;
+}
+
+/*
+ * Holders: the keys in processing that belong to one handle, put back on
+ * the queue when the handle goes away, so a consumer that dies loses no
+ * work (per open file: see the uapi header). Relies on wq_queue.h: the
+ * PROCESSING state, holder->held under q->lock, and the rule that no hold
+ * of q->lock grows with the queue (keys go back in batches).
+ */
+/**
+ * kwq_holder_init() - prepare a holder (one per handle)
+ * @holder: the holder
+ */
+void kwq_holder_init(struct kwq_holder *holder)
+{
+	INIT_LIST_HEAD(&holder->held);
+	holder->nr = 0;
+	holder->id = 0;
+	holder->in_order = false;
+}
+
+/**
+ * kwq_holder_attach() - @holder takes keys of @q from now on
+ * @q: the queue (its handle is being bound)
+ * @holder: the holder
+ * @creator: the handle that created @q: it gets the id kept for it
+ *	(KWQ_HOLDER_CREATOR), so binding it cannot fail
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -ENOMEM, or -ENFILE: @q has KWQ_HOLDER_MAX handles.
+ */
+int kwq_holder_attach(struct kwq *q, struct kwq_holder *holder, bool creator)
+{
+	u32 index;
+	int ret;
+
+	if (creator) {
+		/* reserved with the queue, at index 0: nothing to allocate */
+		holder->id = KWQ_HOLDER_CREATOR;
+		return xa_err(xa_store(&q->holders, 0, holder, GFP_KERNEL));
+	}
+	ret = xa_alloc(&q->holders, &index, holder,
+		       XA_LIMIT(1, KWQ_HOLDER_MAX - 1), GFP_KERNEL_ACCOUNT);
+	if (ret)
+		return ret == -EBUSY ? -ENFILE : ret;
+	holder->id = index + 1;		/* 0 in a record's flags: none */
+	return 0;
+}
+
+/**
+ * kwq_holder_detach() - a released holder (kwq_holder_release()) goes
+ * @q: its queue
+ * @holder: the holder, holding nothing
+ *
+ * Context: process context.
+ */
+void kwq_holder_detach(struct kwq *q, struct kwq_holder *holder)
+{
+	WARN_ON_ONCE(!list_empty(&holder->held));
+	xa_erase(&q->holders, holder->id - 1);
+}
+
+/**
+ * kwq_holder_held_locked() - @holder has @item in processing now
+ * @holder: the holder
+ * @item: a record just handed out (q->lock held)
+ */
+void kwq_holder_held_locked(struct kwq_holder *holder, struct kwq_item *item)
+{
+	list_add_tail(&item->link, &holder->held);
+	item->flags |= FIELD_PREP(KWQ_ITEM_HOLDER, holder->id);
+	WRITE_ONCE(holder->nr, holder->nr + 1);
+}
+
+/**
+ * kwq_holder_unheld_locked() - @item stops being processing for its holder
+ * @q: the queue (q->lock held)
+ * @item: a PROCESSING record, off its holder's list after this, wherever
+ *	the done came from
+ *
+ * Context: any context (q->lock held).
+ */
+void kwq_holder_unheld_locked(struct kwq *q, struct kwq_item *item)
+{
+	u32 id = FIELD_GET(KWQ_ITEM_HOLDER, item->flags);
+	struct kwq_holder *holder;
+
+	list_del_init(&item->link);
+	if (!id)
+		return;
+	item->flags &= ~KWQ_ITEM_HOLDER;
+	/* a holder is in q->holders while it holds keys */
+	holder = xa_load(&q->holders, id - 1);
+	if (!WARN_ON_ONCE(!holder))
+		WRITE_ONCE(holder->nr, holder->nr - 1);
+}
+
+/* Keys put back per hold of q->lock when a holder goes away. */
+#define KWQ_RELEASE_BATCH	64
+
+/**
+ * kwq_holder_release() - put every key the holder is processing back on
+ * the queue (at the tail, dirty or not; also after shutdown)
+ * @q: the queue
+ * @holder: the holder; empty afterwards
+ *
+ * A handle may hold any number of keys: they go back KWQ_RELEASE_BATCH at
+ * a time, so no hold of q->lock grows with them. Each key put back counts
+ * in requeued_on_close_total (wq_metrics.h).
+ *
+ * Context: process context; may sleep.
+ */
+void kwq_holder_release(struct kwq *q, struct kwq_holder *holder)
+{
+	struct kwq_item *item, *tmp;
+	unsigned int n, was;
+	unsigned long flags;
+	bool more;
+
+	do {
+		n = 0;
+		spin_lock_irqsave(&q->lock, flags);
+		was = q->nr_queued;
+		list_for_each_entry_safe(item, tmp, &holder->held, link) {
+			if (n++ == KWQ_RELEASE_BATCH)
+				break;
+			if (!q->discarded)	/* else dropped, not put back */
+				q->metrics.requeued_on_close++;
+			kwq_requeue_locked(q, item, false);
+		}
+		more = !list_empty(&holder->held);
+		was = q->nr_queued - was;
+		spin_unlock_irqrestore(&q->lock, flags);
+		kwq_wake_getters(q, was);
+		if (more)
+			cond_resched();
+	} while (more);
 }

@@ -29,9 +29,9 @@
  *
  * The layers, each in its own file and each built on the one below, as
  * client-go builds AddRateLimited as AddAfter(item, When(item)): records
- * (wq_record.c), the queue (this header: wq_queue.c, wq_get.c,
- * wq_wait.c, wq_shutdown.c, wq_holder.c), delays (wq_delay.c), rate
- * limiting (wq_ratelimit.c), and Add on top (wq_add.c), the one entry of
+ * (wq_record.c), the queue (this header: wq_queue.c with the holders,
+ * wq_get.c, wq_wait.c with the shutdowns), delays and rate limiting
+ * (wq_delay.c), and Add on top (wq_add.c), the one entry of
  * every add; metrics and tracepoints observe them all. doc/layout.md maps
  * every file.
  *
@@ -221,7 +221,7 @@ struct kwq_item {
  *	flags (KWQ_ITEM_HOLDER), so that a done through another handle finds
  *	it (kwq_holder_attach())
  * @in_order: its last done was of its oldest key (written under q->lock;
- *	read without it as a hint: kwq_queue_done_many())
+ *	read without it as a hint: kwq_queue_done())
  *
  * When the handle goes away, kwq_holder_release() puts them back on the
  * queue: a consumer that dies loses no work.
@@ -413,7 +413,6 @@ static inline ktime_t kwq_time_after(ktime_t t, u64 ns)
 struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 			    const struct wq_limiter *limiter,
 			    struct wq_user *owner, gfp_t gfp);
-void kwq_queue_put(struct kwq *q);
 
 /**
  * struct kwq_take - a Get of up to @n keys, packed into one buffer
@@ -450,7 +449,7 @@ struct kwq_take {
  * @data: the bytes
  * @len: their length
  * @hash: kwq_record_hash() of them, computed while no lock is held: by
- *	the caller, or for a done left 0 for kwq_queue_done_many() to
+ *	the caller, or for a done left 0 for kwq_queue_done() to
  *	compute where needed
  */
 struct kwq_keyref {
@@ -463,8 +462,7 @@ struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
 				   bool unlimited);
 struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
 					 struct kwq_item **new, bool unlimited);
-int kwq_mark_pending_at_locked(struct kwq *q, struct kwq_item *item, u64 now);
-int kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item);
+int kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item, u64 now);
 u32 kwq_queue_key_state(struct kwq *q, const void *key, u32 len,
 			struct kwq_key_info *info);
 u32 kwq_queue_key_state_hashed(struct kwq *q, u64 hash, const void *key,
@@ -478,20 +476,14 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 void kwq_queue_unget(struct kwq *q, const void *key, u32 len, u64 gen);
 void kwq_queue_unget_many(struct kwq *q, const struct kwq_keyref *keys,
 			  const u64 *gens, unsigned int n);
-int kwq_queue_done(struct kwq *q, struct kwq_holder *holder, const void *key,
-		   u32 len);
 int kwq_queue_done_held(struct kwq *q, struct kwq_item *item, u64 gen);
-unsigned int kwq_queue_done_many(struct kwq *q, struct kwq_holder *holder,
-				 struct kwq_keyref *keys, int *res,
-				 unsigned int n);
-unsigned int kwq_queue_len(struct kwq *q);
+unsigned int kwq_queue_done(struct kwq *q, struct kwq_holder *holder,
+			    struct kwq_keyref *keys, int *res, unsigned int n);
 __poll_t kwq_queue_poll(struct kwq *q);
 int kwq_queue_wait_room(struct kwq *q, ktime_t deadline);
 
-void kwq_queue_shutdown(struct kwq *q);
 int kwq_queue_drain(struct kwq *q, ktime_t deadline);
 unsigned int kwq_queue_discard(struct kwq *q);
-bool kwq_queue_shutting_down(struct kwq *q);
 
 /* A wait condition: -EAGAIN to keep waiting, anything else to stop. */
 typedef int (*kwq_cond_fn)(struct kwq *q, void *arg);

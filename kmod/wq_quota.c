@@ -5,9 +5,9 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/hashtable.h>
-#include <linux/user_namespace.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/user_namespace.h>
 
 #include <wq/kwq.h>
 #include "wq_main.h"

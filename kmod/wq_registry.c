@@ -34,13 +34,14 @@
 #include <linux/string.h>
 #include <linux/stringhash.h>
 #include <linux/workqueue.h>
+
 #include "wq_compat.h"
 #include "wq_ipc.h"
 #include "wq_main.h"
 #include "wq_quota.h"
 #include "wq_ready.h"
 #include "wq_registry.h"
-#include "wq_stats.h"
+#include "wq_metrics.h"
 
 DEFINE_MUTEX(wq_registry_lock);	/* see above */
 static DEFINE_HASHTABLE(wq_names, 8);
@@ -181,7 +182,7 @@ int wq_registry_new(struct wq_ipc *ipc, const char *name,
 
 err_unlock:
 	mutex_unlock(&wq_registry_lock);
-	kwq_queue_put(q);
+	kwq_put(q);
 	return ret;
 }
 
@@ -309,7 +310,7 @@ int wq_registry_unlink(struct wq_ipc *ipc, const char *name,
 	}
 	wq_unlink_locked(q);
 	mutex_unlock(&wq_registry_lock);
-	kwq_queue_put(q);			/* the registry's reference */
+	kwq_put(q);			/* the registry's reference */
 	return 0;
 }
 
@@ -334,7 +335,7 @@ int wq_registry_unlink_queue(struct kwq *q)
 	}
 	mutex_unlock(&wq_registry_lock);
 	if (!ret)
-		kwq_queue_put(q);			/* the registry's reference */
+		kwq_put(q);			/* the registry's reference */
 	return ret;
 }
 
@@ -485,7 +486,7 @@ void wq_registry_put_dead(struct list_head *dead)
 
 	list_for_each_entry_safe(q, tmp, dead, ipc_node) {
 		list_del_init(&q->ipc_node);
-		kwq_queue_put(q);		/* the registry's reference */
+		kwq_put(q);		/* the registry's reference */
 	}
 }
 
@@ -503,4 +504,49 @@ void wq_registry_exit(void)
 	wq_registry_unlink_all_locked(wq_ipc_kernel(), &dead);
 	mutex_unlock(&wq_registry_lock);
 	wq_registry_put_dead(&dead);
+}
+
+/*
+ * Queue names: the rule every name follows ([A-Za-z0-9._-]{1,63},
+ * zero-padded), for userspace's and kernel callers' names alike.
+ */
+/**
+ * wq_check_name() - is @name a valid queue name, zero-padded?
+ * @name: [A-Za-z0-9._-]{1,63}, then NUL bytes to the end of the buffer
+ *
+ * Return: 0 or -EINVAL.
+ */
+int wq_check_name(const char name[WQ_NAME_MAX])
+{
+	size_t i, len = strnlen(name, WQ_NAME_MAX);
+
+	if (len == 0 || len == WQ_NAME_MAX)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		/* ASCII only: the kernel's isalnum() accepts Latin-1 */
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') &&
+		    !(c >= '0' && c <= '9') && c != '.' && c != '_' && c != '-')
+			return -EINVAL;
+	}
+	for (; i < WQ_NAME_MAX; i++)
+		if (name[i])
+			return -EINVAL;
+	return 0;
+}
+
+/**
+ * wq_copy_name() - copy a kernel caller's queue name into a checked buffer
+ * @buf: receives the name, zero-padded
+ * @name: a NUL-terminated name, [A-Za-z0-9._-]{1,63}
+ *
+ * Return: 0 or -EINVAL (NULL, too long, or a bad character).
+ */
+int wq_copy_name(char buf[WQ_NAME_MAX], const char *name)
+{
+	memset(buf, 0, WQ_NAME_MAX);
+	if (!name || strscpy(buf, name, WQ_NAME_MAX) < 0)
+		return -EINVAL;
+	return wq_check_name(buf);
 }

@@ -40,7 +40,7 @@ struct wq_take_chunk {
  * struct wq_keys_chunk - scratch space of one ADD_BATCH or DONE_BATCH chunk
  * @refs: the chunk's keys that could be read
  * @idx: the index of each in the chunk
- * @res: kwq_add_many()'s or kwq_queue_done_many()'s result of each
+ * @res: kwq_add_many()'s or kwq_queue_done()'s result of each
  * @items: kwq_add_many()'s records of new keys
  */
 struct wq_keys_chunk {

@@ -9,7 +9,7 @@
  * They fire under q->lock (wq_queue.h), where the change they report is
  * made, so their order is the queue's order. Disabled, each is a static
  * branch (a NOP); enabled, the copy of 64 + 24 bytes into the ring buffer.
- * Defined by wq_trace.c (CREATE_TRACE_POINTS).
+ * Defined by wq_main.c (CREATE_TRACE_POINTS).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM kwq
