@@ -3,28 +3,31 @@
  * uring_bench: figure 13 of `make bench` (doc/performance.md), run in the
  * guest by bench/guest next to wq_bench: one producer and one consumer
  * (threads of one process, each with its own handle) moving distinct
- * 8-byte keys through wq's io_uring commands (wq_uring.h), against the
- * same keys through the batched ioctls (figure 1's calls) and through the
- * in-process stand-in of client-go's queue (standin.h, figure 1's
- * denominator), all four measured in each repetition, one after another:
+ * 8-byte keys, every way below measured in each repetition, one after
+ * another:
  *
- * - io_uring: the producer fills its ring with 64 ADD commands and
- *   submits them in one io_uring_enter() (waiting for their 64
- *   completions); the consumer keeps 64 GET commands outstanding and, for
- *   each key a GET completes with, submits its DONE and a new GET. A GET
- *   that finds the queue empty waits in io_uring's worker threads.
- * - io_uring with IORING_SETUP_SQPOLL: the same, both rings served by one
- *   submission thread of the kernel (IORING_SETUP_ATTACH_WQ).
- * - batched ioctls: wq_add_batch() of 64 keys against wq_get_batch() of up
- *   to 64 and wq_done_batch(), as figure 1.
- * - the stand-in, one key per call, as figure 1.
+ * - ring batches (13a): the producer submits RB_ADDS ADD_BATCH commands of
+ *   64 keys in one io_uring_enter(); the consumer keeps RB_GETS
+ *   DONE_GET_BATCH commands outstanding (each ends the keys its slot got
+ *   last, then gets up to 64), rings set up with WQ_URING_SETUP_FAST
+ *   (DEFER_TASKRUN, SINGLE_ISSUER) where the kernel has it; against
+ *   the batched ioctls, wq_add_batch() of 64 keys against
+ *   wq_done_get_batch() of up to 64.
+ * - one-key ring commands (13b): the producer submits 64 ADD commands at a
+ *   time, the consumer keeps 64 GETs outstanding and for each key submits
+ *   its DONE and a new GET; against the single-key ioctls, wq_add()
+ *   against wq_get() and wq_done().
+ * - the same one-key commands on IORING_SETUP_SQPOLL rings (13d; one
+ *   kernel submission thread for both, IORING_SETUP_ATTACH_WQ).
+ * - the in-process stand-in of client-go's queue (standin.h), one key a
+ *   call, as figure 1 (13c: where the ring stands against it).
  *
- * And, as profile lines (ns per key), where the io_uring run's time goes:
- * the consumer alone on a queue filled beforehand (every GET served at
- * once), the producer alone, the 1P+1C run with the consumer's gets made
- * as GET_BATCH commands (four of up to 64 keys outstanding, a DONE_BATCH
- * each), and the share of the io_uring run's GETs that completed in the
- * io_uring_enter() that submitted them (the others waited in io-wq).
+ * A GET that finds the queue empty is parked in the module: no io-wq
+ * worker, no thread. Each ring run counts what that costs: the io-wq
+ * workers of the process (threads named iou-wrk-*, sampled every 2 ms,
+ * the most seen) and the two threads' voluntary context switches per key
+ * (getrusage(RUSAGE_THREAD)), as profile lines. Also profiled: the
+ * consumer alone on a queue filled beforehand, the producer alone.
  *
  * Prints "R name value" lines (keys/s, one per repetition) and "P name
  * value" lines for bench/report.py. Exit 4 (nothing measured) where the
@@ -34,6 +37,8 @@
  *   uring_bench [-s SCALE] [-r REPS] [-m NAME]   SCALE divides the counts
  *	(smoke runs); -m runs only the run whose line is NAME (to profile it)
  */
+#define _GNU_SOURCE	/* RUSAGE_THREAD */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -44,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "wq.h"
@@ -52,64 +58,64 @@
 #define BENCH_NAME "uring_bench"
 #include "bench_util.h"
 #include "standin.h"
+#include "uring_batch.h"
 
 #define GETS		64	/* GETs the consumer keeps outstanding */
 #define DONE_BUFS	(2 * GETS)	/* keys of DONEs in flight */
 #define DONE_TAG	(1ULL << 32)	/* user_data of a DONE: tag | buffer */
 #define SQ_IDLE_MS	200	/* SQPOLL thread's idle time before it sleeps */
 
-#define UB_GETS		4	/* GET_BATCH commands outstanding (M_UBATCH) */
-
-/* The figures' runs, then the profile's (M_UBATCH on) */
+/* The figures' runs, then the profile's */
 enum mode {
-	M_STANDIN, M_BATCH, M_URING, M_SQPOLL, M_UBATCH, M_PREFILLED,
-	M_ADDONLY, M_NR
+	M_STANDIN, M_BATCH, M_SINGLE, M_RBATCH, M_URING, M_SQPOLL,
+	M_PREFILLED, M_ADDONLY, M_NR
 };
 
 static const char *const mode_name[] = {
 	"uring_standin_1p1c_keys_s", "uring_batch_1p1c_keys_s",
+	"uring_single_1p1c_keys_s", "uring_rbatch_1p1c_keys_s",
 	"uring_1p1c_keys_s", "uring_sqpoll_1p1c_keys_s",
-	"uring_get_batch_cmds_1p1c_ns", "uring_get_done_prefilled_ns",
-	"uring_add_only_ns",
+	"uring_get_done_prefilled_ns", "uring_add_only_ns",
 };
 
-static long gets_inline, gets_all;	/* the last M_URING run's GETs */
+/* The ring runs: rings made, workers and switches counted */
+static bool is_ring(enum mode m)
+{
+	return m >= M_RBATCH;
+}
 
 struct run {
 	enum mode mode;
 	char name[WQ_NAME_MAX];	/* the queue (not M_STANDIN) */
 	struct cq cq;		/* M_STANDIN */
 	long total;
-	struct io_uring pring;	/* the producer's ring (M_URING, M_SQPOLL) */
+	struct io_uring pring;	/* the producer's ring */
 	struct io_uring cring;	/* the consumer's */
 	pthread_barrier_t go;
 	long long t_end;
+	atomic_int running;	/* threads not finished */
+	atomic_long vcsw;	/* the two threads' voluntary switches */
 };
 
 static int qseq;
 
-/* The rings of a run: the consumer's attached to the producer's SQPOLL thread. */
+/*
+ * The SQPOLL run's rings, made by this thread: the consumer's attached to
+ * the producer's submission thread.
+ */
 static int rings_init(struct run *r)
 {
 	struct io_uring_params p;
-	unsigned int flags = IORING_SETUP_SQE128;
 	int ret;
 
-	if (r->mode == M_SQPOLL)
-		flags |= IORING_SETUP_SQPOLL;
 	memset(&p, 0, sizeof(p));
-	p.flags = flags;
+	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_SQPOLL;
 	p.sq_thread_idle = SQ_IDLE_MS;
-	ret = io_uring_queue_init_params(BATCH, &r->pring, &p);
+	ret = io_uring_queue_init_params(2 * BATCH, &r->pring, &p);
 	if (ret)
 		return ret;
-	memset(&p, 0, sizeof(p));
-	p.flags = flags;
-	p.sq_thread_idle = SQ_IDLE_MS;
-	if (r->mode == M_SQPOLL) {
-		p.flags |= IORING_SETUP_ATTACH_WQ;
-		p.wq_fd = (__u32)r->pring.ring_fd;
-	}
+	p.flags |= IORING_SETUP_ATTACH_WQ;
+	p.wq_fd = (__u32)r->pring.ring_fd;
 	ret = io_uring_queue_init_params(GETS + DONE_BUFS, &r->cring, &p);
 	if (ret)
 		io_uring_queue_exit(&r->pring);
@@ -117,41 +123,18 @@ static int rings_init(struct run *r)
 }
 
 /*
- * An SQE of ring. Full only under SQPOLL, before the kernel's thread took
- * the last submission's: then submitted, and waited for.
+ * The other ring runs' ring of a thread, made by it: a SINGLE_ISSUER ring
+ * belongs to the task that made it.
  */
-static struct io_uring_sqe *sqe_of(struct io_uring *ring)
+static bool own_ring(struct run *r)
 {
-	struct io_uring_sqe *sqe;
-	int ret;
-
-	while (!(sqe = io_uring_get_sqe(ring))) {
-		ret = io_uring_submit(ring);
-		if (ret >= 0 && (ring->flags & IORING_SETUP_SQPOLL))
-			ret = io_uring_sqring_wait(ring);
-		if (ret < 0 && ret != -EINTR)
-			die("io_uring_submit", ret);
-	}
-	return sqe;
-}
-
-/* io_uring_submit_and_wait(), through a stray signal. */
-static void submit_wait(struct io_uring *ring, unsigned int nr)
-{
-	int ret;
-
-	while ((ret = io_uring_submit_and_wait(ring, nr)) == -EINTR)
-		;
-	if (ret < 0)
-		die("io_uring_submit_and_wait", ret);
+	return is_ring(r->mode) && r->mode != M_SQPOLL;
 }
 
 /* Adds keys [0, total) through the ring, 64 ADD commands a submission. */
 static void produce_uring(struct run *r, int fd)
 {
 	char keys[BATCH][KEY_LEN];
-	struct io_uring_cqe *cqe;
-	unsigned int head, seen;
 	long i;
 	int n, j;
 
@@ -162,75 +145,83 @@ static void produce_uring(struct run *r, int fd)
 			wq_prep_add(sqe_of(&r->pring), fd, keys[j], KEY_LEN, NULL);
 		}
 		/* the keys stay valid until their completions: all n of them */
-		for (seen = 0; seen < (unsigned int)n;) {
-			submit_wait(&r->pring, (unsigned int)n - seen);
-			j = 0;
-			io_uring_for_each_cqe(&r->pring, head, cqe) {
-				if (cqe->res != WQ_ADDED_QUEUED)	/* distinct keys */
-					die("io_uring ADD", cqe->res < 0 ? cqe->res : -EIO);
-				j++;
-			}
-			io_uring_cq_advance(&r->pring, (unsigned int)j);
-			seen += (unsigned int)j;
-		}
+		reap(&r->pring, (unsigned int)n, "io_uring ADD", WQ_ADDED_QUEUED);
 	}
 }
 
-static void produce_batch(struct run *r, int fd)
+static void produce_single(struct run *r, int fd)
 {
-	char keys[BATCH][KEY_LEN];
-	struct iovec iov[BATCH];
-	int errs[BATCH], n, j, ret;
+	char key[KEY_LEN];
 	long i;
+	int ret;
 
-	for (i = 0; i < r->total; i += n) {
-		n = r->total - i < BATCH ? (int)(r->total - i) : BATCH;
-		for (j = 0; j < n; j++) {
-			key_of(keys[j], 'b', (unsigned long)(i + j));
-			iov[j].iov_base = keys[j];
-			iov[j].iov_len = KEY_LEN;
-		}
-		ret = wq_add_batch(fd, iov, (unsigned int)n, errs);
-		if (ret != n)	/* max_items is far above total */
-			die("wq_add_batch", ret < 0 ? ret : -EIO);
+	for (i = 0; i < r->total; i++) {
+		key_of(key, 'k', (unsigned long)i);
+		ret = wq_add(fd, key, KEY_LEN);
+		if (ret != WQ_ADDED_QUEUED)
+			die("wq_add", ret < 0 ? ret : -EIO);
 	}
 }
 
 /* A thread's handle of the run's queue (-1 for the stand-in), at the start. */
-static int thread_start(struct run *r)
+static int thread_start(struct run *r, struct io_uring *ring, unsigned int entries,
+			long *vcsw)
 {
-	int fd = -1;
+	struct rusage ru;
+	int fd = -1, ret;
 
 	if (r->mode != M_STANDIN) {
 		fd = wq_open(r->name);
 		if (fd < 0)
 			die("wq_open", fd);
 	}
+	if (own_ring(r)) {
+		ret = wq_uring_queue_init(entries, ring, WQ_URING_SETUP_FAST);
+		if (ret)
+			die("wq_uring_queue_init", ret);
+	}
 	pthread_barrier_wait(&r->go);
+	getrusage(RUSAGE_THREAD, &ru);
+	*vcsw = ru.ru_nvcsw;
 	return fd;
+}
+
+static void thread_end(struct run *r, struct io_uring *ring, int fd, long vcsw)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	atomic_fetch_add(&r->vcsw, ru.ru_nvcsw - vcsw);
+	if (own_ring(r))
+		io_uring_queue_exit(ring);
+	if (fd >= 0)
+		wq_close(fd);
+	atomic_fetch_sub(&r->running, 1);
 }
 
 static void *producer(void *arg)
 {
 	struct run *r = arg;
-	int fd = thread_start(r);
 	char key[KEY_LEN];
-	long i;
+	long i, vcsw;
+	int fd = thread_start(r, &r->pring, 2 * BATCH, &vcsw);
 
-	if (r->mode == M_STANDIN) {
+	switch (r->mode) {
+	case M_STANDIN:
 		for (i = 0; i < r->total; i++) {
 			key_of(key, 's', (unsigned long)i);
 			cq_add(&r->cq, key);
 		}
-	} else if (r->mode == M_BATCH) {
-		produce_batch(r, fd);
-	} else if (r->mode != M_PREFILLED) {
-		produce_uring(r, fd);
+		break;
+	case M_BATCH: produce_batch(fd, r->total); break;
+	case M_SINGLE: produce_single(r, fd); break;
+	case M_RBATCH: produce_rbatch(&r->pring, fd, r->total); break;
+	case M_PREFILLED: break;
+	default: produce_uring(r, fd); break;
 	}
 	if (r->mode == M_ADDONLY)
 		r->t_end = now_ns();
-	if (fd >= 0)
-		wq_close(fd);
+	thread_end(r, &r->pring, fd, vcsw);
 	return NULL;
 }
 
@@ -244,8 +235,6 @@ struct cons {
 	int gets;		/* GETs outstanding */
 	int dones;		/* DONEs outstanding */
 	long consumed;
-	long iter;		/* io_uring_enter() calls */
-	long sub[GETS];		/* the call that submits GET j */
 };
 
 static void get_slot(struct run *r, struct cons *c, int fd, int j)
@@ -255,7 +244,6 @@ static void get_slot(struct run *r, struct cons *c, int fd, int j)
 	wq_prep_get(sqe, fd, c->buf[j], sizeof(c->buf[j]));
 	io_uring_sqe_set_data64(sqe, (uint64_t)j);
 	c->gets++;
-	c->sub[j] = c->iter + 1;
 }
 
 /* The DONE of the key GET j took, from a buffer of its own. */
@@ -294,8 +282,6 @@ static void consume_cqe(struct run *r, struct cons *c, int fd,
 		return;
 	if (cqe->res != KEY_LEN)
 		die("io_uring GET", cqe->res < 0 ? cqe->res : -EIO);
-	gets_all++;
-	gets_inline += c->sub[j] == c->iter;
 	done_of(r, c, fd, j, cqe->res);
 	if (++c->consumed == r->total) {
 		r->t_end = now_ns();
@@ -318,11 +304,9 @@ static void consume_uring(struct run *r, int fd)
 
 	if (!c)
 		die("calloc", ENOMEM);
-	gets_all = gets_inline = 0;
 	for (j = 0; j < GETS; j++)
 		get_slot(r, c, fd, j);
 	while (c->gets || c->dones) {
-		c->iter++;
 		submit_wait(&r->cring, 1);
 		n = 0;
 		io_uring_for_each_cqe(&r->cring, head, cqe) {
@@ -336,81 +320,20 @@ static void consume_uring(struct run *r, int fd)
 	free(c);
 }
 
-/* A GET_BATCH into buffer j of the consumer's (M_UBATCH), or its DONE_BATCH. */
-static void ubatch_prep(struct run *r, int fd, int j, int done, int n)
+static void consume_single(struct run *r, int fd)
 {
-	static char buf[UB_GETS][BATCH * (KEY_LEN + 8)];
-	static struct iovec iov[UB_GETS][BATCH];
-	struct io_uring_sqe *sqe = sqe_of(&r->cring);
-
-	if (done)
-		wq_prep_done_batch(sqe, fd, iov[j], (unsigned int)n, NULL);
-	else
-		wq_prep_get_batch(sqe, fd, buf[j], sizeof(buf[j]), iov[j], BATCH);
-	io_uring_sqe_set_data64(sqe, (done ? DONE_TAG : 0) | (uint64_t)j);
-}
-
-/*
- * The consumer's gets as GET_BATCH commands, UB_GETS of up to BATCH keys
- * outstanding; the keys of each done by one DONE_BATCH, then it goes again.
- */
-static void consume_ubatch(struct run *r, int fd)
-{
-	struct io_uring_cqe *cqe;
-	long consumed = 0;
-	int out, j, n;
-	bool over = false;
-
-	for (out = 0; out < UB_GETS; out++)
-		ubatch_prep(r, fd, out, 0, 0);
-	while (out) {
-		submit_wait(&r->cring, 1);
-		while (io_uring_peek_cqe(&r->cring, &cqe) == 0) {
-			uint64_t ud = io_uring_cqe_get_data64(cqe);
-
-			j = (int)(ud & 0xffff);
-			n = cqe->res;
-			io_uring_cqe_seen(&r->cring, cqe);
-			out--;
-			if ((ud & DONE_TAG) && n <= 0)
-				die("io_uring DONE_BATCH", n < 0 ? n : -EIO);
-			if (n == -ESHUTDOWN && over)
-				continue;
-			if (!(ud & DONE_TAG) && n <= 0)
-				die("io_uring GET_BATCH", n < 0 ? n : -EIO);
-			if ((ud & DONE_TAG) && over)
-				continue;
-			/* the keys got are done; the done one's buffer gets */
-			ubatch_prep(r, fd, j, !(ud & DONE_TAG), n);
-			out++;
-			if (ud & DONE_TAG)
-				continue;
-			consumed += n;
-			if (consumed == r->total) {
-				r->t_end = now_ns();
-				over = true;
-				wq_shutdown(fd);
-			}
-		}
-	}
-}
-
-static void consume_batch(struct run *r, int fd)
-{
-	char buf[BATCH * KEY_LEN + 64];
-	struct iovec iov[BATCH];
-	long consumed = 0;
+	char buf[KEY_LEN + 8];
 	ssize_t got;
+	long i;
 	int ret;
 
-	while (consumed < r->total) {
-		got = wq_get_batch(fd, buf, sizeof(buf), iov, BATCH, -1);
-		if (got < 0)
-			die("wq_get_batch", got);
-		ret = wq_done_batch(fd, iov, (unsigned int)got, NULL);
-		if (ret != got)
-			die("wq_done_batch", ret < 0 ? ret : -EIO);
-		consumed += got;
+	for (i = 0; i < r->total; i++) {
+		got = wq_get(fd, buf, sizeof(buf), -1);
+		if (got != KEY_LEN)
+			die("wq_get", got < 0 ? got : -EIO);
+		ret = wq_done(fd, buf, KEY_LEN);
+		if (ret)
+			die("wq_done", ret);
 	}
 	r->t_end = now_ns();
 }
@@ -418,11 +341,12 @@ static void consume_batch(struct run *r, int fd)
 static void *consumer(void *arg)
 {
 	struct run *r = arg;
-	int fd = thread_start(r);
 	char key[KEY_LEN];
-	long i;
+	long i, vcsw;
+	int fd = thread_start(r, &r->cring, GETS + DONE_BUFS, &vcsw);
 
-	if (r->mode == M_STANDIN) {
+	switch (r->mode) {
+	case M_STANDIN:
 		for (i = 0; i < r->total; i++) {
 			if (!cq_get(&r->cq, key))
 				die("stand-in get", -EIO);
@@ -430,29 +354,62 @@ static void *consumer(void *arg)
 		}
 		r->t_end = now_ns();
 		cq_shutdown(&r->cq);
-	} else if (r->mode == M_BATCH) {
-		consume_batch(r, fd);
-	} else if (r->mode == M_UBATCH) {
-		consume_ubatch(r, fd);
-	} else if (r->mode != M_ADDONLY) {
-		consume_uring(r, fd);
+		break;
+	case M_BATCH: consume_batch(fd, r->total, &r->t_end); break;
+	case M_SINGLE: consume_single(r, fd); break;
+	case M_RBATCH:
+		consume_rbatch(&r->cring, fd, r->total, &r->t_end);
+		break;
+	case M_ADDONLY: break;
+	default: consume_uring(r, fd); break;
 	}
-	if (fd >= 0)
-		wq_close(fd);
+	thread_end(r, &r->cring, fd, vcsw);
 	return NULL;
 }
 
 /* ---- the runs --------------------------------------------------------- */
 
-/* Keys per second of one run of mode, or -1 if its rings cannot be made. */
-static double run_one(enum mode mode, long total)
+/* The process's io-wq workers now: its threads named iou-wrk-*. */
+static int iowq_workers(void)
+{
+	char path[300], comm[32];
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	FILE *f;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "iou-wrk", 7))
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+struct result {
+	double rate;		/* keys/s, -1: not measured */
+	int workers;		/* the most io-wq workers seen */
+	double vcsw_per_key;
+};
+
+/* One run of mode: keys per second, or -1 if its rings cannot be made. */
+static struct result run_one(enum mode mode, long total)
 {
 	struct run *r = calloc(1, sizeof(*r));
 	struct wq_attr attr = { .limiter = "none", .max_items = 1 << 20 };
+	struct result res = { .rate = -1 };
 	pthread_t p, c;
 	long long t0;
-	double rate;
-	int fd = -1, ret;
+	int fd = -1, ret, w;
 
 	if (!r)
 		die("calloc", ENOMEM);
@@ -468,8 +425,8 @@ static double run_one(enum mode mode, long total)
 			die("wq_create", fd);
 	}
 	if (mode == M_PREFILLED)	/* the keys there before the consumer */
-		produce_batch(r, fd);
-	if (mode >= M_URING) {
+		produce_batch(fd, r->total);
+	if (mode == M_SQPOLL) {
 		ret = rings_init(r);
 		if (ret) {
 			fprintf(stderr, "# uring_bench: %s: io_uring_queue_init: %s: not measured\n",
@@ -477,9 +434,10 @@ static double run_one(enum mode mode, long total)
 			wq_close(fd);
 			wq_destroy(r->name);
 			free(r);
-			return -1;
+			return res;
 		}
 	}
+	atomic_init(&r->running, 2);
 	pthread_barrier_init(&r->go, NULL, 3);
 	if (pthread_create(&p, NULL, producer, r) ||
 	    pthread_create(&c, NULL, consumer, r))
@@ -487,11 +445,18 @@ static double run_one(enum mode mode, long total)
 	/* before the threads go: a tiny run may end before this thread runs */
 	t0 = now_ns();
 	pthread_barrier_wait(&r->go);
+	while (is_ring(mode) && atomic_load(&r->running)) {
+		w = iowq_workers();
+		if (w > res.workers)
+			res.workers = w;
+		usleep(2000);
+	}
 	pthread_join(p, NULL);
 	pthread_join(c, NULL);
 	pthread_barrier_destroy(&r->go);
-	rate = (double)total * 1e9 / (double)(r->t_end - t0);
-	if (mode >= M_URING) {
+	res.rate = (double)total * 1e9 / (double)(r->t_end - t0);
+	res.vcsw_per_key = (double)atomic_load(&r->vcsw) / (double)total;
+	if (mode == M_SQPOLL) {
 		io_uring_queue_exit(&r->cring);
 		io_uring_queue_exit(&r->pring);
 	}
@@ -502,9 +467,8 @@ static double run_one(enum mode mode, long total)
 		wq_destroy(r->name);
 	}
 	free(r);
-	return rate;
+	return res;
 }
-
 /*
  * Whether wq takes io_uring commands here: the module says so, a ring can
  * be made, and a DONE of a key nobody holds completes with -ENOENT. Why
@@ -559,7 +523,7 @@ int main(int argc, char **argv)
 	char why[160];
 	long total;
 	const char *only = NULL;
-	double v;
+	struct result v;
 	int opt, i;
 	enum mode m;
 
@@ -587,15 +551,21 @@ int main(int argc, char **argv)
 			if (only && strcmp(only, mode_name[m]))
 				continue;
 			v = run_one(m, total);
-			if (v < 0)
+			if (v.rate < 0)
 				continue;
 			if (m <= M_SQPOLL)
-				printf("R %s %.0f\n", mode_name[m], v);
+				printf("R %s %.0f\n", mode_name[m], v.rate);
 			else
-				printf("P %s %.0f\n", mode_name[m], 1e9 / v);
-			if (m == M_URING && gets_all)
-				printf("P uring_get_inline_pct %.1f\n",
-				       100.0 * (double)gets_inline / (double)gets_all);
+				printf("P %s %.0f\n", mode_name[m], 1e9 / v.rate);
+			if (m == M_RBATCH || m == M_URING) {
+				/* uring_1p1c_keys_s -> uring_1p1c_iowq_workers */
+				int len = (int)strlen(mode_name[m]) - 7;
+
+				printf("P %.*s_iowq_workers %d\n", len,
+				       mode_name[m], v.workers);
+				printf("P %.*s_vcsw_per_key %.4f\n", len,
+				       mode_name[m], v.vcsw_per_key);
+			}
 		}
 	}
 	return 0;
