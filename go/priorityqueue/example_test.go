@@ -4,7 +4,12 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
 	"wq.dev/go/priorityqueue"
+	wq "wq.dev/go/workqueue"
 )
 
 // syncObject stands for a controller's sync of one object.
@@ -48,4 +53,23 @@ func ExampleQueue_State() {
 		fmt.Println("ready at", s.ReadyAt)
 	}
 	q.CancelAfter("ns/pod-1")
+}
+
+// A controller whose queue survives its container restarting: the
+// controller's NewQueue option on wq.dev/go/workqueue's restart-safe
+// queue, named for the controller. It is client-go's interface, so
+// controller-runtime keeps no priorities on it. The limiter controller-
+// runtime passes was made by client-go, whose state the kernel cannot
+// take over: nil is wq's DefaultTypedControllerRateLimiter, client-go's
+// default kept in the kernel.
+func Example_restartSafe() {
+	newQueue := func(name string, _ workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+		q, err := wq.NewTypedRestartSafeQueue(nil,
+			wq.TypedRateLimitingQueueConfig[reconcile.Request]{Name: name})
+		if err != nil {
+			panic(err) // no /dev/wq: a restart-safe queue has no fallback
+		}
+		return q
+	}
+	_ = controller.Options{NewQueue: newQueue}
 }
