@@ -89,9 +89,9 @@ static inline bool wq_ipc_ns_unused(struct ipc_namespace *ns)
 
 /*
  * io_uring passthrough (wq_uring.c). What changed, by mainline release:
- * 6.5 gave io_uring_cmd_done() an issue_flags argument (so did 6.1's
+ * 6.3 gave io_uring_cmd_done() an issue_flags argument (so did 6.1's
  * stable series: Kbuild reads which this tree has, WQ_URING_DONE_FLAGS);
- * 6.6 gave the command the whole SQE (->sqe, not ->cmd); 6.7 moved the
+ * 6.4 gave the command the whole SQE (->sqe, not ->cmd); 6.7 moved the
  * command's API to <linux/io_uring/cmd.h>; 6.18 made io_uring_cmd_done()
  * an inline of three arguments over __io_uring_cmd_done(). Before 6.12 a
  * positive result returned from ->uring_cmd() is taken for a failure
@@ -112,7 +112,7 @@ static inline bool wq_ipc_ns_unused(struct ipc_namespace *ns)
 /* The SQE's command area: 16 bytes, or 80 in an IORING_SETUP_SQE128 ring. */
 static inline const void *wq_uring_cmd_area(const struct io_uring_cmd *c)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 	return c->sqe->cmd;
 #else
 	return c->cmd;
@@ -135,8 +135,9 @@ static inline void wq_uring_cmd_done(struct io_uring_cmd *c, long ret,
 /*
  * Parked commands (wq_uring.c). io_uring_cmd_mark_cancelable(), and with
  * it IO_URING_F_CANCEL, came in 6.7 (WQ_URING_CANCELABLE); a task work
- * callback learns its task is gone from IO_URING_F_TASK_DEAD from 6.6
- * (WQ_URING_TASK_DEAD) and takes no issue_flags in 6.1.0 (6.1.y's does:
+ * callback learns its task is gone from IO_URING_F_TASK_DEAD where the
+ * tree has it (WQ_URING_TASK_DEAD; 6.12 does) and takes no issue_flags in
+ * 6.1.0 (6.1.y's does, and 6.18's io_uring_cmd_tw_t:
  * WQ_URING_TW_FLAGS); from 7.0 it is an io_req_tw_func_t
  * (WQ_URING_TW_REQ). Kbuild reads off the headers which the tree has.
  */

@@ -49,6 +49,16 @@
  *   q->lock) and the workqueue pool lock (schedule_work() of q->grow_work
  *   when a key-table migration ends under q->lock; queue_work() of
  *   q->move_work on kwq_delay_wq by the timer).
+ * - Parked io_uring commands (wq_uring.c): h->park_lock (a handle's list
+ *   of them) and wq_uring_watch_lock (before 6.7, the watch's list) ->
+ *   the wait queue locks of q->getters and q->producers. A parked
+ *   command's wake function runs under its wait queue's lock (so under
+ *   q->lock too, from wake_up() there) and calls into io_uring only to
+ *   queue task work (io_uring_cmd_complete_in_task(): on 6.1 it may take
+ *   the ring's eventfd and cq_wait locks); completions are posted from
+ *   that task work or io_uring's cancel, never under these locks. A
+ *   shutdown's wake_up_all() walks every parked command of the queue (at
+ *   most 65536 a handle) with the wait queue's lock held.
  * - wq_scratch_lock (spinlock, wq_scratch.c: the pool of the batch calls'
  *   scratch space) is a leaf outside that order: taken in process context
  *   with no other lock held, only around its free list; nothing is

@@ -88,8 +88,8 @@ union wq_uring_buf {
 #define WQ_URING_MAX_PARKED	65536
 
 enum {
+	WQ_PARK_RUN,		/* off it: being set up, or its task work queued */
 	WQ_PARK_WAITING,	/* on its wait queue */
-	WQ_PARK_RUN,		/* off it, its task work queued */
 };
 
 /**
@@ -107,7 +107,9 @@ enum {
  * @owner: the files of the process that submitted it (flush)
  * @state: WQ_PARK_*
  * @woken: its last wake-up came from the queue (it is owed a try)
- * @cancel: a cancel came while its task work was queued (@wqh's lock)
+ * @cancel: a cancel came while it was off @wqh (@wqh's lock)
+ * @abort: that cancel was io_uring's or an exiting task's: no try
+ * @timedout: its deadline passed while it was off @wqh (@wqh's lock)
  * @end: what ends it, set by whoever took it off @wqh: 0 (try again),
  *	-ETIMEDOUT, -ECANCELED, -EINTR
  * @buf: the command's struct, as it is tried again
@@ -129,6 +131,8 @@ struct wq_park {
 	atomic_t state;
 	bool woken;
 	bool cancel;
+	bool abort;
+	bool timedout;
 	int end;
 	union wq_uring_buf buf;
 };
@@ -179,17 +183,22 @@ static DECLARE_DELAYED_WORK(wq_uring_watcher, wq_uring_watch_work);
 
 /*
  * Take @p off its wait queue if it is still on it, with @end as what ends
- * it. A cancel (@end -ECANCELED) of a command whose task work is queued
- * is kept for it: it ends so unless its try gets what it waits for.
+ * it; @hard: a cancel that allows no last try (io_uring's, a task's exit).
+ * A cancel or deadline that finds @p off the queue (being set up, or its
+ * task work queued) is kept for it: wq_park_wait() does not put it back,
+ * and a cancel that is not @hard ends it unless its try gets what it
+ * waits for.
  * Return: true if this call took it off (the caller queues its task work
  * or completes it), false if a wake-up or another end was first.
  */
-static bool wq_park_claim(struct wq_park *p, int end)
+static bool wq_park_claim(struct wq_park *p, int end, bool hard)
 {
 	unsigned long flags;
 	bool claimed = false;
 
 	spin_lock_irqsave(&p->wqh->lock, flags);
+	if (hard)
+		p->abort = true;
 	if (atomic_read(&p->state) == WQ_PARK_WAITING) {
 		__remove_wait_queue(p->wqh, &p->wait);
 		atomic_set(&p->state, WQ_PARK_RUN);
@@ -198,6 +207,8 @@ static bool wq_park_claim(struct wq_park *p, int end)
 		claimed = true;
 	} else if (end == -ECANCELED) {
 		p->cancel = true;
+	} else if (end == -ETIMEDOUT) {
+		p->timedout = true;
 	}
 	spin_unlock_irqrestore(&p->wqh->lock, flags);
 	return claimed;
@@ -222,7 +233,7 @@ static enum hrtimer_restart wq_park_deadline(struct hrtimer *t)
 {
 	struct wq_park *p = container_of(t, struct wq_park, timer);
 
-	if (wq_park_claim(p, -ETIMEDOUT))
+	if (wq_park_claim(p, -ETIMEDOUT, false))
 		wq_park_queue(p);
 	return HRTIMER_NORESTART;
 }
@@ -266,29 +277,37 @@ static bool wq_park_ready(const struct wq_park *p)
 /*
  * Put @p (WQ_PARK_RUN) on its wait queue. No wake-up is lost: it is on
  * the queue before it looks, and the barrier pairs with wq_has_sleeper()
- * in the wakers. Return: false if it need not wait after all: a cancel
- * came meanwhile (p->end is set), or what it waits for (it was taken off
- * again: its task work is to be queued, to try again).
+ * in the wakers; it looks under the wait queue's lock, so a waker that
+ * saw it there wakes it after this, and nobody else can own it before the
+ * lock is dropped. Return: true if it waits (the caller may not touch it
+ * any more), false if it need not wait after all: a cancel or its
+ * deadline came meanwhile (p->end is set), or what it waits for is there
+ * (p->end 0: its task work is to be queued, to try again).
  */
 static bool wq_park_wait(struct wq_park *p)
 {
 	unsigned long flags;
-	bool cancel;
+	bool wait = false;
 
 	p->wait.flags |= WQ_FLAG_EXCLUSIVE;
 	spin_lock_irqsave(&p->wqh->lock, flags);
-	cancel = p->cancel;
-	if (!cancel) {
+	if (p->cancel) {
+		p->end = -ECANCELED;
+	} else if (p->timedout) {
+		p->end = -ETIMEDOUT;
+	} else {
 		__add_wait_queue_entry_tail(p->wqh, &p->wait);
-		atomic_set(&p->state, WQ_PARK_WAITING);
+		/* on the queue, then look: pairs with wq_has_sleeper() */
+		smp_mb();
+		if (wq_park_ready(p)) {
+			__remove_wait_queue(p->wqh, &p->wait);
+		} else {
+			atomic_set(&p->state, WQ_PARK_WAITING);
+			wait = true;
+		}
 	}
 	spin_unlock_irqrestore(&p->wqh->lock, flags);
-	if (cancel) {
-		p->end = -ECANCELED;
-		return false;
-	}
-	smp_mb();	/* on the queue, then look: pairs with wq_has_sleeper() */
-	return !(wq_park_ready(p) && wq_park_claim(p, 0));
+	return wait;
 }
 
 /*
@@ -301,7 +320,12 @@ static void wq_park_pass_on(struct wq_park *p)
 		wake_up(p->wqh);
 }
 
-static void wq_park_free(struct wq_park *p)
+/*
+ * Off every list, its deadline stopped: nothing but io_uring's cancel (the
+ * command's pdu) reaches @p any more, and that only until the command is
+ * completed, so @p is freed after its completion.
+ */
+static void wq_park_unlink(struct wq_park *p)
 {
 	struct wq_handle *h = p->h;
 
@@ -317,6 +341,15 @@ static void wq_park_free(struct wq_park *p)
 	if (p->task)
 		put_task_struct(p->task);
 #endif
+}
+
+static void wq_park_complete(struct wq_park *p, long ret,
+			     unsigned int issue_flags)
+{
+	struct io_uring_cmd *cmd = p->cmd;
+
+	wq_park_unlink(p);
+	wq_uring_cmd_done(cmd, ret, issue_flags);
 	kfree(p);
 }
 
@@ -330,14 +363,16 @@ static void wq_park_run(struct io_uring_cmd *cmd, unsigned int issue_flags,
 	struct wq_park *p = wq_park_of(cmd);
 	long ret = p->end;
 
-	if (dead) {
+	if (dead || READ_ONCE(p->abort)) {
 		ret = -ECANCELED;	/* nothing taken */
 	} else if (!ret || ret == -ETIMEDOUT) {
 		/* on a copy: the handlers write their results into it */
 		union wq_uring_buf b = p->buf;
 
 		ret = p->op->fn(p->h, p->h->q, &b, NULL);
-		p->woken = false;	/* the try used its wake-up */
+		/* a try that took nothing passes its wake-up on, below */
+		if (ret >= 0 || ret == -EAGAIN)
+			p->woken = false;
 		if (ret == -EAGAIN && !p->end) {
 			if (wq_park_wait(p))
 				return;
@@ -351,8 +386,7 @@ static void wq_park_run(struct io_uring_cmd *cmd, unsigned int issue_flags,
 		}
 	}
 	wq_park_pass_on(p);
-	wq_park_free(p);
-	wq_uring_cmd_done(cmd, ret, issue_flags);
+	wq_park_complete(p, ret, issue_flags);
 }
 
 /*
@@ -380,6 +414,7 @@ static int wq_park(struct io_uring_cmd *cmd, unsigned int issue_flags,
 	p->owner = current->files;
 	p->wqh = op->cmd == WQ_IOC_ADD ? &q->producers : &q->getters;
 	init_waitqueue_func_entry(&p->wait, wq_park_wake);
+	INIT_LIST_HEAD(&p->wait.entry);
 	wq_hrtimer_setup(&p->timer, wq_park_deadline, CLOCK_MONOTONIC,
 			 HRTIMER_MODE_ABS_SOFT);
 	deadline = wq_park_deadline_of(p);
@@ -409,7 +444,6 @@ static int wq_park(struct io_uring_cmd *cmd, unsigned int issue_flags,
 	spin_unlock(&wq_uring_watch_lock);
 	queue_delayed_work(system_wq, &wq_uring_watcher, HZ);
 #endif
-	atomic_set(&p->state, WQ_PARK_RUN);
 	if (deadline != KTIME_MAX)
 		hrtimer_start(&p->timer, deadline, HRTIMER_MODE_ABS_SOFT);
 	if (!wq_park_wait(p))
@@ -422,11 +456,9 @@ static void wq_park_cancel(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
 	struct wq_park *p = wq_park_of(cmd);
 
-	/* else its task work is queued, and ends it */
-	if (!wq_park_claim(p, -ECANCELED))
-		return;
-	wq_park_free(p);
-	wq_uring_cmd_done(cmd, -ECANCELED, issue_flags);
+	/* else its task work is queued, and ends it with no try */
+	if (wq_park_claim(p, -ECANCELED, true))
+		wq_park_complete(p, -ECANCELED, issue_flags);
 }
 
 /* The buffer (GET, the gets) or key (ADD) a parked command names. */
@@ -462,7 +494,7 @@ static unsigned int wq_park_end(struct wq_handle *h,
 	list_for_each_entry(p, &h->parked, node) {
 		if (!match(p, arg))
 			continue;
-		if (wq_park_claim(p, -ECANCELED))
+		if (wq_park_claim(p, -ECANCELED, false))
 			wq_park_queue(p);
 		n++;
 	}
@@ -532,7 +564,7 @@ static void wq_uring_watch_work(struct work_struct *work)
 			end = -ECANCELED;
 		else if (time_after(jiffies, p->since + WQ_URING_LEASE))
 			end = -EINTR;
-		if (end && wq_park_claim(p, end))
+		if (end && wq_park_claim(p, end, end == -ECANCELED))
 			wq_park_queue(p);
 	}
 	more = !list_empty(&wq_uring_watched);

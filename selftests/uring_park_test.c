@@ -9,7 +9,9 @@
  * only; DONE_GET and DONE_GET_BATCH on the ring, their dones made once;
  * rings torn down while keys are added lose no key; a parked add woken
  * but beaten to the room parks again; a DEFER_TASKRUN ring gets its
- * parked completions when it waits.
+ * parked completions when it waits; deadlines that pass while a get
+ * parks end it; a cancel of all racing gets as they park; a woken get
+ * whose try fails passes its wake-up on.
  */
 #include "wq_test_util.h"
 #include "wq_test_uring.h"
@@ -441,6 +443,126 @@ TEST_F(many, defer_taskrun_ring)
 	EXPECT_EQ(1, c.res);
 	EXPECT_STREQ("k", b);
 	io_uring_queue_exit(&ring);
+}
+
+/* A get of buf whose deadline is @us microseconds from now. */
+static void prep_get_until(struct io_uring_sqe *sqe, int fd, void *buf,
+			   size_t cap, int us)
+{
+	struct wq_get g;
+
+	memset(&g, 0, sizeof(g));
+	g.buf = (uintptr_t)buf;
+	g.buf_cap = (uint32_t)cap;
+	g.deadline_ns = (uint64_t)now_ns() + (uint64_t)us * 1000;
+	wq_prep_cmd(sqe, fd, WQ_IOC_GET, &g, sizeof(g));
+}
+
+/*
+ * Deadlines a few microseconds away, which pass while the get parks or
+ * while its task work is queued: each get ends -ETIMEDOUT (not parked
+ * for good, nor -EINTR at the lease), and the queue is untouched.
+ */
+TEST_F_TIMEOUT(many, deadlines_passing_while_parking_end_it, 300)
+{
+	static char b[16];
+	struct wqt_cqe c;
+	int i, late = 0;
+
+	for (i = 0; i < 300; i++) {
+		prep_get_until(wqt_sqe(&self->ring, i), self->fd, b, sizeof(b),
+			       i % 60);
+		SUBMIT(&self->ring, 1);
+		wqt_reap(&self->ring, UPPER_MS, &c);
+		ASSERT_EQ((uint64_t)i, c.data);
+		ASSERT_EQ(-ETIMEDOUT, c.res) TH_LOG("get %d, deadline in %d us",
+						    i, i % 60);
+		late += !!(i % 60);
+	}
+	EXPECT_EQ(0, wqt_ring_parked(0));
+	EXPECT_QUEUE_EMPTY(self->fd);
+	TH_LOG("%d gets with a deadline ahead", late);
+}
+
+struct canceller {
+	int fd;
+	atomic_int stop;
+	long rounds;
+};
+
+static void *cancel_all_loop(void *arg)
+{
+	struct canceller *k = arg;
+	struct wq_uring_cancel all = { .flags = WQ_URING_CANCEL_ALL };
+
+	while (!atomic_load(&k->stop)) {
+		ioctl(k->fd, WQ_IOC_URING_CANCEL, &all);
+		k->rounds++;
+	}
+	return NULL;
+}
+
+/*
+ * Cancels of all the handle's commands, from another thread, racing gets
+ * as they park: each get ends -ECANCELED (none parked for good, none
+ * waiting on a list it was taken off), and a key added after takes no
+ * cancelled get's place.
+ */
+TEST_F_TIMEOUT(many, cancel_all_racing_gets_as_they_park, 300)
+{
+	struct canceller k = { .fd = self->fd };
+	static char b[16];
+	struct wqt_cqe c;
+	pthread_t t;
+	int i, n = 0;
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, cancel_all_loop, &k));
+	for (i = 0; i < 500; i++) {
+		PREP_GET(&self->ring, self->fd, b, sizeof(b), i);
+		SUBMIT(&self->ring, 1);
+		wqt_reap(&self->ring, UPPER_MS, &c);
+		ASSERT_EQ(-ECANCELED, c.res) TH_LOG("get %d", i);
+		n++;
+	}
+	atomic_store(&k.stop, 1);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	TH_LOG("%d gets cancelled by %ld cancels", n, k.rounds);
+	EXPECT_EQ(0, wqt_ring_parked(0));
+	ASSERT_EQ(0, ADD(self->fd, "k"));
+	EXPECT_GET(self->fd, "k");
+	ASSERT_EQ(0, DONE(self->fd, "k"));
+}
+
+/*
+ * A parked get first in line with a buffer too small for the key it is
+ * woken for (-EMSGSIZE, nothing taken) passes the wake-up on: the
+ * blocked WQ_IOC_GET behind it gets the key.
+ */
+TEST_F_TIMEOUT(many, a_woken_get_that_fails_passes_its_wake_up_on, 60)
+{
+	static char small[4], key[101];
+	struct wqt_bg bg;
+	struct wqt_cqe c;
+
+	PREP_GET(&self->ring, self->fd, small, sizeof(small), 1);
+	SUBMIT(&self->ring, 1);
+	ASSERT_TRUE(wqt_parked(0, 1));
+	/* no time limit: a get's own deadline would take the key too */
+	ASSERT_EQ(0, wqt_bg_start(&bg, WQT_GET, self->fd, -1));
+	ASSERT_TRUE(wqt_parked(0, 2));
+	memset(key, 'x', sizeof(key) - 1);
+	ASSERT_EQ(0, ADD(self->fd, key));
+	wqt_reap(&self->ring, UPPER_MS, &c);
+	EXPECT_EQ(-EMSGSIZE, c.res);
+	if (!wqt_bg_wait(&bg, UPPER_MS)) {
+		wq_shutdown(self->fd);		/* the get returns */
+		wqt_bg_join(&bg);
+		ASSERT_TRUE(false) TH_LOG("the blocked get was not woken");
+	}
+	EXPECT_EQ(100, bg.ret);
+	EXPECT_STREQ(key, bg.buf);
+	ASSERT_EQ(0, DONE(self->fd, key));
+	EXPECT_QUEUE_EMPTY(self->fd);
 }
 
 TEST_HARNESS_MAIN

@@ -891,17 +891,28 @@ struct wq_metrics_req {
  * -ESHUTDOWN when the queue shuts down, and -ECANCELED when
  * WQ_IOC_URING_CANCEL ends it, when the process that submitted it closes
  * a descriptor of the handle (as a close drops that process's POSIX
- * locks), when its ring is torn down, or when its task exits. Where the
- * kernel cannot cancel a command a driver parked (before 6.7: no
+ * locks), when its ring is torn down, or when its task exits (from 6.7 a
+ * task's exit reaches them through the close of its files or the teardown
+ * of its ring: a thread that exits while others share its files and ring
+ * leaves its commands parked until those go). Where the kernel cannot
+ * cancel a command a driver parked (before 6.7: no
  * io_uring_cmd_mark_cancelable()), the module watches its parked commands
  * instead: those of an exiting task end within a second (-ECANCELED), and
  * every command parked for 10 s completes with -EINTR, to be submitted
- * again, so that a ring torn down while its task lives is released within
- * 11 s. A parked command that ends this way has taken nothing; keys a get
- * took are held by the handle as WQ_IOC_GET's are (put back when it is
- * closed). io_uring's own IORING_OP_ASYNC_CANCEL does not reach a command
- * a driver holds: WQ_IOC_URING_CANCEL does. At most 65536 commands are
- * parked on one handle (more: -EBUSY).
+ * again, so that a ring torn down while its task lives (or an exec(),
+ * which waits for them) is released within 11 s; a command woken in that
+ * window may take its key into the torn-down ring, where it is held by
+ * the handle until the handle is closed. A parked command that ends this
+ * way has taken nothing, but the dones of a DONE_GET or DONE_GET_BATCH
+ * were made when it was first tried: submit it again without them. Keys a
+ * get took are held by the handle as WQ_IOC_GET's are (put back when it
+ * is closed). io_uring's own IORING_OP_ASYNC_CANCEL does not reach a
+ * command a driver holds: WQ_IOC_URING_CANCEL does. At most 65536
+ * commands are parked on one handle (more: -EBUSY). A parked command's
+ * wake-up is its task's to use: a task that does not enter the kernel
+ * (with IORING_SETUP_DEFER_TASKRUN: does not wait for completions) holds
+ * up the key it was woken for, which other consumers do not get
+ * meanwhile.
  *
  * Errors, beyond the ioctl's: -ENOTTY (another command), -EINVAL (the
  * struct does not fit the command area; IORING_URING_CMD_FIXED or
