@@ -123,6 +123,12 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 		spin_unlock_irqrestore(&q->lock, irqflags);
 	} else {
 		might_sleep();
+		/* a key queued: no wait queue entry made and taken off */
+		spin_lock_irqsave(&q->lock, irqflags);
+		ret = kwq_take_locked(q, t);
+		spin_unlock_irqrestore(&q->lock, irqflags);
+		if (ret != -EAGAIN)
+			goto out;
 		ret = kwq_wait(q, &q->getters, true, deadline, state,
 			       kwq_take_cond, t);
 		/*
@@ -136,6 +142,7 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 		    wq_has_sleeper(&q->getters))
 			wake_up(&q->getters);
 	}
+out:
 	/* the transition into EPOLLHUP: edge-triggered pollers see it */
 	if (t->hup)
 		__wake_up(&q->getters, TASK_NORMAL, 0,

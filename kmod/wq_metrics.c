@@ -5,6 +5,7 @@
  * debugfs. See wq_metrics.h for what each value means and what an
  * observation costs.
  */
+#include <linux/bitops.h>
 #include <linux/cred.h>
 #include <linux/export.h>
 #include <linux/string.h>
@@ -30,6 +31,21 @@ static const u64 kwq_hist_bound[KWQ_HIST_BUCKETS - 1] = {
 	10000000000ULL, 100000000000ULL, 1000000000000ULL,
 };
 
+/*
+ * kwq_hist_first[b]: the first bucket whose bound is at least 2^(b-1), the
+ * least duration of bit length b (0 for b = 0). Consecutive bounds differ
+ * by a factor of 2 or more, so a duration of bit length b is in that
+ * bucket or the next. Made by computing it from kwq_hist_bound and checked
+ * against the search over it for every bound +-1 and every power of 2 +-1.
+ */
+static const u8 kwq_hist_first[65] = {
+	0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 7,
+	8, 9, 10, 11, 12, 13, 14, 15, 16, 16, 17, 18, 19,
+	20, 21, 22, 23, 24, 25, 25, 26, 27, 28, 28, 28, 29,
+	29, 29, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
+	30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
+};
+
 /* On unless the module is loaded with metrics=N (wq_main.c). */
 DEFINE_STATIC_KEY_TRUE(kwq_metrics_on);
 
@@ -38,21 +54,14 @@ DEFINE_STATIC_KEY_TRUE(kwq_metrics_on);
  * @h: the histogram (under the lock that protects it)
  * @ns: the duration
  *
- * A binary search over the 30 finite bounds: 5 comparisons.
+ * O(1): the bucket of the duration's bit length, or the next one.
  */
 void __kwq_hist_observe(struct kwq_hist *h, u64 ns)
 {
-	unsigned int lo = 0, hi = ARRAY_SIZE(kwq_hist_bound);
+	unsigned int lo = kwq_hist_first[fls64(ns)];
 
-	/* the first bound >= ns, or the +Inf bucket */
-	while (lo < hi) {
-		unsigned int mid = (lo + hi) / 2;
-
-		if (ns <= kwq_hist_bound[mid])
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
+	if (lo < ARRAY_SIZE(kwq_hist_bound) && ns > kwq_hist_bound[lo])
+		lo++;
 	h->bucket[lo]++;
 	h->count++;
 	h->sum_ns += ns;
