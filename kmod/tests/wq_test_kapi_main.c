@@ -493,22 +493,36 @@ static void kapi_metrics(struct kwq *q)
 	kfree(m);
 }
 
+/* The cases, in KTAP order: a case has @fn or @qfn (kapi_run()). */
+static const struct kapi_entry {
+	const char *name;
+	void (*fn)(void);
+	void (*qfn)(struct kwq *q);
+	enum kapi_limiter limiter;
+} kapi_cases[] = {
+	{ "interface", .qfn = kapi_interface },
+	{ "pointer_keys", .qfn = kapi_pointer_keys },
+	{ "named_queues", .fn = kapi_named },
+	{ "add_after", .qfn = kapi_add_after },
+	{ "rate_limited", .qfn = kapi_rate_limited, .limiter = KAPI_EXP_1MS },
+	{ "atomic_contexts", .qfn = kapi_atomic_contexts },
+	{ "kthreads", .qfn = kapi_kthreads },
+	{ "shutdown", .qfn = kapi_shutdown },
+	{ "metrics", .qfn = kapi_metrics },
+	{ "failnth", .fn = kapi_failnth },
+	{ "priorities", .fn = kapi_priority },
+	{ "held_handles", .fn = kapi_held },
+};
+
 static int __init wq_test_kapi_init(void)
 {
+	unsigned int i;
+
 	pr_info("KTAP version 1\n");
-	pr_info("1..12\n");
-	kapi_run("interface", NULL, kapi_interface, KAPI_DEFAULT);
-	kapi_run("pointer_keys", NULL, kapi_pointer_keys, KAPI_DEFAULT);
-	kapi_run("named_queues", kapi_named, NULL, KAPI_DEFAULT);
-	kapi_run("add_after", NULL, kapi_add_after, KAPI_DEFAULT);
-	kapi_run("rate_limited", NULL, kapi_rate_limited, KAPI_EXP_1MS);
-	kapi_run("atomic_contexts", NULL, kapi_atomic_contexts, KAPI_DEFAULT);
-	kapi_run("kthreads", NULL, kapi_kthreads, KAPI_DEFAULT);
-	kapi_run("shutdown", NULL, kapi_shutdown, KAPI_DEFAULT);
-	kapi_run("metrics", NULL, kapi_metrics, KAPI_DEFAULT);
-	kapi_run("failnth", kapi_failnth, NULL, KAPI_DEFAULT);
-	kapi_run("priorities", kapi_priority, NULL, KAPI_DEFAULT);
-	kapi_run("held_handles", kapi_held, NULL, KAPI_DEFAULT);
+	pr_info("1..%zu\n", ARRAY_SIZE(kapi_cases));
+	for (i = 0; i < ARRAY_SIZE(kapi_cases); i++)
+		kapi_run(kapi_cases[i].name, kapi_cases[i].fn,
+			 kapi_cases[i].qfn, kapi_cases[i].limiter);
 	pr_info("# pass:%d fail:%d skip:%d\n",
 		kapi_case - kapi_failed - kapi_skipped, kapi_failed,
 		kapi_skipped);
