@@ -88,8 +88,8 @@ static int __init wq_init(void)
 	int ret;
 
 	/*
-	 * Figure 8 (README "Performance"): a held key may cost the kernel at
-	 * most 160 bytes beyond its own bytes. Its record is most of that;
+	 * A held key may cost the kernel at most 160 bytes beyond its own
+	 * bytes (doc/performance.md). Its record is most of that;
 	 * the rest is the memcg pointer of the SLAB_ACCOUNT object (8),
 	 * slab page slack and the key table's buckets (~4). A field added
 	 * to struct kwq_item must make room for itself.
