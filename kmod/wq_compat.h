@@ -91,7 +91,8 @@ static inline bool wq_ipc_ns_unused(struct ipc_namespace *ns)
  * io_uring passthrough (wq_uring.c). What changed, by mainline release:
  * 6.3 gave io_uring_cmd_done() an issue_flags argument (so did 6.1's
  * stable series: Kbuild reads which this tree has, WQ_URING_DONE_FLAGS);
- * 6.4 gave the command the whole SQE (->sqe, not ->cmd); 6.7 moved the
+ * 6.5 gave the command the whole SQE (->sqe, not ->cmd: Kbuild reads it,
+ * WQ_URING_CMD_SQE); 6.7 moved the
  * command's API to <linux/io_uring/cmd.h>; 6.18 made io_uring_cmd_done()
  * an inline of three arguments over __io_uring_cmd_done(). Before 6.12 a
  * positive result returned from ->uring_cmd() is taken for a failure
@@ -112,7 +113,7 @@ static inline bool wq_ipc_ns_unused(struct ipc_namespace *ns)
 /* The SQE's command area: 16 bytes, or 80 in an IORING_SETUP_SQE128 ring. */
 static inline const void *wq_uring_cmd_area(const struct io_uring_cmd *c)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#ifdef WQ_URING_CMD_SQE
 	return c->sqe->cmd;
 #else
 	return c->cmd;

@@ -127,10 +127,11 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 		spin_lock_irqsave(&q->lock, irqflags);
 		ret = kwq_take_locked(q, t);
 		spin_unlock_irqrestore(&q->lock, irqflags);
-		if (ret != -EAGAIN)
-			goto out;
-		ret = kwq_wait(q, &q->getters, true, deadline, state,
-			       kwq_take_cond, t);
+		if (!ret)
+			goto out;	/* no wake-up was used */
+		if (ret == -EAGAIN)
+			ret = kwq_wait(q, &q->getters, true, deadline, state,
+				       kwq_take_cond, t);
 		/*
 		 * An exclusive waiter may have been woken for a key it did
 		 * not take (it left without one, or took another it had

@@ -198,7 +198,7 @@ static bool wq_park_claim(struct wq_park *p, int end, bool hard)
 
 	spin_lock_irqsave(&p->wqh->lock, flags);
 	if (hard)
-		p->abort = true;
+		WRITE_ONCE(p->abort, true);
 	if (atomic_read(&p->state) == WQ_PARK_WAITING) {
 		__remove_wait_queue(p->wqh, &p->wait);
 		atomic_set(&p->state, WQ_PARK_RUN);
@@ -371,7 +371,7 @@ static void wq_park_run(struct io_uring_cmd *cmd, unsigned int issue_flags,
 
 		ret = p->op->fn(p->h, p->h->q, &b, NULL);
 		/* a try that took nothing passes its wake-up on, below */
-		if (ret >= 0 || ret == -EAGAIN)
+		if (ret >= 0 || ret == -EAGAIN || ret == -ESHUTDOWN)
 			p->woken = false;
 		if (ret == -EAGAIN && !p->end) {
 			if (wq_park_wait(p))
