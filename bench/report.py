@@ -200,6 +200,7 @@ def figure(fig, raw, info):
     if den and fid in UNPAIRED:
         s = stats([x / y for x in a for y in b if y])
         s["median"] = statistics.median(a) / statistics.median(b)
+        s["n"] = min(len(a), len(b))
         ci = boot_ratio_ci(a, b)
         parts = {num: stats(a), den: stats(b)}
     elif den:
