@@ -184,7 +184,8 @@ demo:
 		-- sh -c 'demo && kernel-demo'
 
 # Benchmarks (not tests: nothing here is asserted by make check).
-# bench: the performance figures with their goals, one 6.1 guest boot
+# bench: the performance figures with their goals, 6.1 guest boots: two
+# counting instructions (vm-run --icount), one on the wall clock
 # (bench/run); writes build/bench/results.json, keeps the previous one as
 # results.prev.json. bench-compare: the last run against the one before.
 bench: deps-quick

@@ -11,6 +11,10 @@
  * done ends the key got one add before. The same loop with wq_done and
  * wq_get, three calls a key, is printed as a profile line.
  *
+ * The batched cycle (the per-key cost of batches, against the single-key
+ * cycle, loop_split_ns): wq_add_batch of BATCH new keys, wq_get_batch of
+ * them, wq_done_batch; time per key.
+ *
  * Prints "R name value" lines (one per repetition) for bench/report.py.
  *   loop_bench [-s SCALE] [-r REPS]   counts divided by SCALE (smoke runs)
  */
@@ -70,6 +74,37 @@ static long long loop_wq_ns(int fd, long n, int split)
 	return t;
 }
 
+/* @n keys in batches of BATCH: add, get, done each batch; ns per key. */
+static long long batch_cycle_ns(int fd, long n)
+{
+	char keys[BATCH][KEY_LEN], buf[BATCH * 16];
+	struct iovec in[BATCH], out[BATCH];
+	long long t0;
+	ssize_t got;
+	long i;
+	int j, ret;
+
+	for (j = 0; j < BATCH; j++) {
+		key_of(keys[j], 'b', (unsigned long)j);
+		in[j].iov_base = keys[j];
+		in[j].iov_len = KEY_LEN;
+	}
+	n = (n + BATCH - 1) / BATCH;
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		ret = wq_add_batch(fd, in, BATCH, NULL);
+		if (ret != BATCH)
+			die("wq_add_batch", ret < 0 ? ret : EIO);
+		got = wq_get_batch(fd, buf, sizeof(buf), out, BATCH, 0);
+		if (got != BATCH)
+			die("wq_get_batch", got < 0 ? got : EIO);
+		ret = wq_done_batch(fd, out, BATCH, NULL);
+		if (ret != BATCH)
+			die("wq_done_batch", ret < 0 ? ret : EIO);
+	}
+	return (now_ns() - t0) / (n * BATCH);
+}
+
 /* @n messages of 8 bytes sent and received; ns per message. */
 static long long loop_mq_ns(mqd_t mq, long n)
 {
@@ -120,6 +155,8 @@ int main(int argc, char **argv)
 	else
 		mq_unlink(mqname);
 	loop_wq_ns(fd, n / 10, 0);		/* warm up */
+	loop_wq_ns(fd, n / 10, 1);
+	batch_cycle_ns(fd, n / 10);
 	if (mq != (mqd_t)-1)
 		loop_mq_ns(mq, n / 10);
 	for (i = 0; i < reps; i++) {
@@ -127,6 +164,7 @@ int main(int argc, char **argv)
 		if (mq != (mqd_t)-1)
 			printf("R loop_mq_ns %lld\n", loop_mq_ns(mq, n));
 		printf("P loop_split_ns %lld\n", loop_wq_ns(fd, n, 1));
+		printf("R batch_cycle_key_ns %lld\n", batch_cycle_ns(fd, n));
 		fflush(stdout);
 	}
 	if (mq != (mqd_t)-1)

@@ -107,6 +107,7 @@ int main(int argc, char **argv)
 	}
 	if (scale < 1 || reps < 1)
 		return 2;
+	pin(0);		/* one CPU throughout */
 	small = count(1000);
 	big = count(1000000);
 	n = count(20000);

@@ -200,12 +200,14 @@ static double run_pc(const char *name, struct cq *cq, int np, int nc,
 	int i, n = np + nc;
 
 	pthread_barrier_init(&r.go, NULL, (unsigned int)n + 1);
+	/* thread i on CPU i modulo the CPUs: 1P+1C on two, 2P+2C two a CPU */
 	for (i = 0; i < n; i++) {
 		w[i].run = &r;
 		w[i].id = i < np ? i : i - np;
-		if (pthread_create(&th[i], NULL, i < np ? producer : consumer, &w[i]))
+		if (pin(i) || pthread_create(&th[i], NULL, i < np ? producer : consumer, &w[i]))
 			die("pthread_create", EAGAIN);
 	}
+	pin(-1);
 	/* before the threads go: a tiny run may end before this thread runs */
 	t0 = now_ns();
 	pthread_barrier_wait(&r.go);
@@ -216,55 +218,66 @@ static double run_pc(const char *name, struct cq *cq, int np, int nc,
 	return (double)r.total * 1e9 / (double)(r.t_end - t0);
 }
 
-/* Figures 1 and 5b: batched wq 1P+1C against the stand-in 1P+1C and 2P+2C. */
+/*
+ * Figures 1 and 5b: batched wq 1P+1C against the stand-in 1P+1C and 2P+2C,
+ * A/B/C in each repetition. Repetition -1 is the warm-up, not printed:
+ * the first 200,000 records of the boot take new slab pages from the page
+ * allocator, which later runs (and any queue that has run a while) find
+ * in the slab.
+ */
 static void fig_batch(void)
 {
 	long total = count(200000);
 	char name[WQ_NAME_MAX];
-	int fd = new_queue(1 << 20, name);
+	double v;
+	int fd;
 
-	/*
-	 * One run first, not measured: the first 200,000 records of the
-	 * boot take new slab pages from the page allocator, which later runs
-	 * (and any queue that has run a while) find in the slab.
-	 */
-	run_pc(name, NULL, 1, 1, true, total);
-	wq_close(fd);
-	wq_destroy(name);
-	for (int i = 0; i < reps; i++) {
+	for (int i = -1; i < reps; i++) {
 		struct cq cq;
 
 		fd = new_queue(1 << 20, name);
-
-		printf("R batch_wq_1p1c_keys_s %.0f\n", run_pc(name, NULL, 1, 1, true, total));
-		printf("P batch_keys_per_get %.1f\n", (double)total / (double)(last_gets ?: 1));
+		v = run_pc(name, NULL, 1, 1, true, total);
+		if (i >= 0) {
+			printf("R batch_wq_1p1c_keys_s %.0f\n", v);
+			printf("P batch_keys_per_get %.1f\n",
+			       (double)total / (double)(last_gets ?: 1));
+		}
 		wq_close(fd);
 		wq_destroy(name);
 		fd = new_queue(1 << 20, name);
-		printf("R batch_wq_2p2c_keys_s %.0f\n", run_pc(name, NULL, 2, 2, true, total));
+		v = run_pc(name, NULL, 2, 2, true, total);
+		if (i >= 0)
+			printf("R batch_wq_2p2c_keys_s %.0f\n", v);
 		wq_close(fd);
 		wq_destroy(name);
 		cq_init(&cq);
-		printf("R standin_1p1c_keys_s %.0f\n", run_pc(NULL, &cq, 1, 1, false, total));
+		v = run_pc(NULL, &cq, 1, 1, false, total);
+		if (i >= 0)
+			printf("R standin_1p1c_keys_s %.0f\n", v);
 		cq_destroy(&cq);
 		fflush(stdout);
 	}
 }
 
-/* Figure 5: single-key calls, 2P+2C against 1P+1C. */
+/* Figure 5: single-key calls, 2P+2C against 1P+1C; -1 the warm-up. */
 static void fig_scale(void)
 {
 	long total = count(40000);
 	char name[WQ_NAME_MAX];
+	double v;
 
-	for (int i = 0; i < reps; i++) {
+	for (int i = -1; i < reps; i++) {
 		int fd = new_queue(1 << 20, name);
 
-		printf("R single_1p1c_keys_s %.0f\n", run_pc(name, NULL, 1, 1, false, total));
+		v = run_pc(name, NULL, 1, 1, false, total);
+		if (i >= 0)
+			printf("R single_1p1c_keys_s %.0f\n", v);
 		wq_close(fd);
 		wq_destroy(name);
 		fd = new_queue(1 << 20, name);
-		printf("R single_2p2c_keys_s %.0f\n", run_pc(name, NULL, 2, 2, false, total));
+		v = run_pc(name, NULL, 2, 2, false, total);
+		if (i >= 0)
+			printf("R single_2p2c_keys_s %.0f\n", v);
 		wq_close(fd);
 		wq_destroy(name);
 		fflush(stdout);
@@ -422,6 +435,7 @@ static void fig_resident(void)
 	long slab0, vm0, slab1, vm1;
 	int fs, fb;
 
+	pin(0);
 	fs = new_queue(1 << 20, name);
 	fill(fs, 'r', small);
 	wq_destroy(name);
@@ -446,6 +460,7 @@ static void fig_resident(void)
 	}
 	wq_close(fs);
 	wq_close(fb);
+	pin(-1);
 }
 
 /* ---- figure 7: AddAfter lateness ------------------------------------- */
@@ -489,7 +504,8 @@ static void fig_lateness(void)
 		if (ret)
 			die("wq_add_after", ret);
 	}
-	for (int r = 0; r < reps; r++) {
+	pin(0);
+	for (int r = -1; r < reps; r++) {	/* -1: the warm-up */
 		for (int i = 0; i < samples; i++) {
 			key_of(key, 'l', (unsigned long)i);
 			target = now_ns() + delay;
@@ -511,12 +527,15 @@ static void fig_lateness(void)
 				;
 			ln[i] = now_ns() - target;
 		}
+		if (r < 0)
+			continue;
 		printf("R late_wq_p50_ns %lld\n", pct(lw, samples, 50));
 		printf("R late_wq_p99_ns %lld\n", pct(lw, samples, 99));
 		printf("R late_sleep_p50_ns %lld\n", pct(ln, samples, 50));
 		printf("R late_sleep_p99_ns %lld\n", pct(ln, samples, 99));
 		fflush(stdout);
 	}
+	pin(-1);
 	wq_close(fd);
 	wq_destroy(name);
 	free(lw);
