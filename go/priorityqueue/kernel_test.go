@@ -176,19 +176,26 @@ func getAsync(q *Queue[string]) <-chan string {
 	return ch
 }
 
+// expectFrom: the next item on ch is want (an error if not), or t fails
+// with why it did not come within 20 s.
+func expectFrom(t *testing.T, ch <-chan string, want, why string) {
+	t.Helper()
+	select {
+	case it := <-ch:
+		if it != want {
+			t.Errorf("got %q", it)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal(why)
+	}
+}
+
 func TestItemIsReturnedAsSoonAsPossible(t *testing.T) {
 	q, f := newTestQueue(t)
 	ch := getAsync(q)
 	time.Sleep(50 * time.Millisecond) // the getter waits
 	q.AddWithOpts(AddOpts{}, "foo")
-	select {
-	case it := <-ch:
-		if it != "foo" {
-			t.Errorf("got %q", it)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("a waiting getter did not get the item added")
-	}
+	expectFrom(t, ch, "foo", "a waiting getter did not get the item added")
 	expectMetrics(t, f, map[int]int{0: 0}, 1, 0)
 }
 
@@ -202,14 +209,7 @@ func TestWaitingItemIsReturnedRightAfterReadWithoutAfter(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 	q.AddWithOpts(AddOpts{}, "foo")
-	select {
-	case it := <-ch:
-		if it != "foo" {
-			t.Errorf("got %q", it)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("a plain add of a waiting item did not make it ready")
-	}
+	expectFrom(t, ch, "foo", "a plain add of a waiting item did not make it ready")
 	q.Done("foo")
 	if s := q.State("foo"); s.Held() {
 		t.Errorf("after its Done: %v (the waiting copy was not dropped)", s)
