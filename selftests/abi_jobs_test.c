@@ -127,6 +127,18 @@ TEST_F(abij, discard_returns_count)
 		(b).results = (uintptr_t)&(res);			\
 	} while (0)
 
+/* A batch for GET: @count keys out to @keys, their bytes in @buf. */
+static void get_batch(struct wq_batch *b, uint32_t flags, uint32_t count,
+		      uintptr_t keys, char *buf, uint32_t cap)
+{
+	memset(b, 0, sizeof(*b));
+	b->flags = flags;
+	b->count = count;
+	b->keys = keys;
+	b->buf = (uintptr_t)buf;
+	b->buf_cap = cap;
+}
+
 /* Unknown flags and fields of another command: EINVAL, nothing changes. */
 TEST_F(abij, batch_flags_and_fields)
 {
@@ -148,12 +160,8 @@ TEST_F(abij, batch_flags_and_fields)
 		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_DONE_BATCH, &b)) TH_LOG("DONE bit %u", bit);
 		if (b.flags & (WQ_GET_NONBLOCK | WQ_GET_DETACH))
 			continue;
-		memset(&b, 0, sizeof(b));
-		b.flags = (1U << bit) | WQ_GET_NONBLOCK;
-		b.count = 2;
-		b.keys = (uintptr_t)out;
-		b.buf = (uintptr_t)buf;
-		b.buf_cap = sizeof(buf);
+		get_batch(&b, (1U << bit) | WQ_GET_NONBLOCK, 2,
+			  (uintptr_t)out, buf, sizeof(buf));
 		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_GET_BATCH, &b)) TH_LOG("GET bit %u", bit);
 	}
 	/* ADD and DONE take no buffer and no deadline */
@@ -167,12 +175,7 @@ TEST_F(abij, batch_flags_and_fields)
 	b.deadline_ns = WQ_DEADLINE_NONE;
 	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_DONE_BATCH, &b));
 	/* GET and DONE take no priority; nobody a reserved field */
-	memset(&b, 0, sizeof(b));
-	b.flags = WQ_GET_NONBLOCK;
-	b.count = 2;
-	b.keys = (uintptr_t)out;
-	b.buf = (uintptr_t)buf;
-	b.buf_cap = sizeof(buf);
+	get_batch(&b, WQ_GET_NONBLOCK, 2, (uintptr_t)out, buf, sizeof(buf));
 	b.priority = 1;
 	EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
 	b.priority = 0;
@@ -214,12 +217,8 @@ TEST_F(abij, batch_counts)
 			EXPECT_EQ(EINVAL, xioctl(self->fd, cmds[i], &b))
 				TH_LOG("command %zu count %u", i, counts[c]);
 		}
-		memset(&b, 0, sizeof(b));
-		b.flags = WQ_GET_NONBLOCK;
-		b.count = counts[c];
-		b.keys = (uintptr_t)iov;
-		b.buf = (uintptr_t)buf;
-		b.buf_cap = sizeof(buf);
+		get_batch(&b, WQ_GET_NONBLOCK, counts[c], (uintptr_t)iov,
+			  buf, sizeof(buf));
 		EXPECT_EQ(EINVAL, xioctl(self->fd, WQ_IOC_GET_BATCH, &b))
 			TH_LOG("GET count %u", counts[c]);
 	}
@@ -257,12 +256,8 @@ TEST_F(abij, batch_bad_pointers)
 	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_ADD_BATCH, &b));
 	ASSERT_UNCHANGED(s, self->fd);
 
-	memset(&b, 0, sizeof(b));
-	b.flags = WQ_GET_NONBLOCK;
-	b.count = 2;
-	b.keys = 8;				/* unwritable keys out */
-	b.buf = (uintptr_t)buf;
-	b.buf_cap = sizeof(buf);
+	/* unwritable keys out */
+	get_batch(&b, WQ_GET_NONBLOCK, 2, 8, buf, sizeof(buf));
 	EXPECT_EQ(EFAULT, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
 	ASSERT_UNCHANGED(s, self->fd);
 	b.keys = (uintptr_t)out;
@@ -308,11 +303,7 @@ TEST_F(abij, get_batch_bad_keys_before_wait)
 
 	page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, page);
-	memset(&b, 0, sizeof(b));
-	b.count = 4;
-	b.keys = (uintptr_t)page;
-	b.buf = (uintptr_t)buf;
-	b.buf_cap = sizeof(buf);
+	get_batch(&b, 0, 4, (uintptr_t)page, buf, sizeof(buf));
 	/* an empty queue and a deadline a minute ahead: no wait at all */
 	b.deadline_ns = (uint64_t)now_ns() + 60ULL * 1000000000ULL;
 	t0 = now_ns();
@@ -369,11 +360,7 @@ TEST_F(abij, get_batch_deadline)
 	struct wq_batch b;
 	char buf[8];
 
-	memset(&b, 0, sizeof(b));
-	b.count = 1;
-	b.keys = (uintptr_t)out;
-	b.buf = (uintptr_t)buf;
-	b.buf_cap = sizeof(buf);
+	get_batch(&b, 0, 1, (uintptr_t)out, buf, sizeof(buf));
 	b.deadline_ns = 1;
 	EXPECT_EQ(ETIMEDOUT, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
 	b.deadline_ns = 0;

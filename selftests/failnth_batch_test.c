@@ -7,8 +7,6 @@
 
 /* ---- batches ------------------------------------------------------------ */
 
-#define B_KEYS		66	/* two chunks of 64 */
-#define B_ENTRIES	(B_KEYS + 2)	/* keys 3 and 4 twice */
 #define B_BUF		8192
 
 TEST_F_TIMEOUT(fnth, batch, 300)
@@ -20,11 +18,7 @@ TEST_F_TIMEOUT(fnth, batch, 300)
 	int i, k, fd, nok, distinct;
 	bool seen[NKEYS];
 
-	for (i = 0; i < B_ENTRIES; i++) {
-		k = i < B_KEYS ? i : i - B_KEYS + 3;
-		in[i].iov_base = keys[k];
-		in[i].iov_len = klen[k];
-	}
+	batch_fill(in);
 	FOR_EACH_NTH(self) {
 		fd = fnth_up(_metadata, self, true, NULL);
 		memset(errs, 0x55, sizeof(errs));
@@ -50,7 +44,7 @@ TEST_F_TIMEOUT(fnth, batch, 300)
 		/* each key's result; the FIFO of first successful adds */
 		memset(seen, 0, sizeof(seen));
 		for (i = nok = distinct = 0; i < B_ENTRIES; i++) {
-			k = i < B_KEYS ? i : i - B_KEYS + 3;
+			k = batch_key(i);
 			ASSERT_TRUE(errs[i] == 0 || errs[i] == -ENOMEM)
 				TH_LOG("nth %d: key %d: %d", self->nth, i, errs[i]);
 			if (!self->fired)

@@ -276,8 +276,6 @@ TEST_F_TIMEOUT(fnth, uring_get_park, 300)
 
 /* ---- batches ------------------------------------------------------------ */
 
-#define B_KEYS		66	/* two chunks of 64 */
-#define B_ENTRIES	(B_KEYS + 2)	/* keys 3 and 4 twice */
 
 static struct iovec in[B_ENTRIES], out[B_ENTRIES];
 static int errs[B_ENTRIES], derrs[B_ENTRIES];
@@ -327,18 +325,14 @@ TEST_F_TIMEOUT(fnth, uring_batch, 300)
 	bool seen[NKEYS];
 
 	URING_UP();
-	for (i = 0; i < B_ENTRIES; i++) {
-		k = i < B_KEYS ? i : i - B_KEYS + 3;
-		in[i].iov_base = keys[k];
-		in[i].iov_len = klen[k];
-	}
+	batch_fill(in);
 	FOR_EACH_NTH(self) {
 		fd = fnth_up(_metadata, self, true, NULL);
 		batch_calls(_metadata, self, fd, &n, &g, &d);
 		check_results(_metadata, self, -EAGAIN, 0);
 		memset(seen, 0, sizeof(seen));
 		for (i = nok = distinct = 0; i < B_ENTRIES; i++) {
-			k = i < B_KEYS ? i : i - B_KEYS + 3;
+			k = batch_key(i);
 			ASSERT_TRUE(errs[i] >= 0 || errs[i] == -ENOMEM)
 				TH_LOG("nth %d: key %d: %d", self->nth, i, errs[i]);
 			if (errs[i] < 0)

@@ -207,6 +207,22 @@ TEST_F(keys, bad_calls)
 	EXPECT_EQ(0, wq_destroy(name));
 }
 
+/*
+ * ADD_BATCH of @count keys at @prio, outcomes on, the batch filled in @b
+ * (for a caller to send again): the ioctl's result.
+ */
+static int prio_add_batch(int fd, struct wq_batch *b, struct wq_iov *iov,
+			  int32_t *res, uint32_t count, int32_t prio)
+{
+	memset(b, 0, sizeof(*b));
+	b->flags = WQ_ADD_PRIORITY | WQ_ADD_OUTCOME;
+	b->count = count;
+	b->keys = (uintptr_t)iov;
+	b->results = (uintptr_t)res;
+	b->priority = prio;
+	return ioctl(fd, WQ_IOC_ADD_BATCH, b);
+}
+
 /* ADD_BATCH at a priority, with outcomes; GET_BATCH in order, with them. */
 TEST_F(keys, batches_on_a_priority_queue)
 {
@@ -220,13 +236,7 @@ TEST_F(keys, batches_on_a_priority_queue)
 	for (i = 0; i < 4; i++)
 		iov[i] = (struct wq_iov){ .base = (uintptr_t)k[i], .len = 1 };
 	ASSERT_EQ(WQ_ADDED_QUEUED, padd(self->prio, "z", 1));
-	memset(&b, 0, sizeof(b));
-	b.flags = WQ_ADD_PRIORITY | WQ_ADD_OUTCOME;
-	b.count = 4;
-	b.keys = (uintptr_t)iov;
-	b.results = (uintptr_t)res;
-	b.priority = 5;
-	ASSERT_EQ(4, ioctl(self->prio, WQ_IOC_ADD_BATCH, &b));
+	ASSERT_EQ(4, prio_add_batch(self->prio, &b, iov, res, 4, 5));
 	EXPECT_EQ(WQ_ADDED_QUEUED, res[0]);
 	EXPECT_EQ(WQ_ADDED_QUEUED, res[1]);
 	EXPECT_EQ(WQ_ADDED_COALESCED, res[2]);
@@ -274,13 +284,7 @@ TEST_F(keys, batch_after_a_key_that_keeps_its_priority)
 					  .len = strlen(k[i]) };
 	for (round = 0; round < 2; round++) {	/* allocated, then spare */
 		ASSERT_EQ(WQ_ADDED_QUEUED, padd(self->prio, "hi", 9));
-		memset(&b, 0, sizeof(b));
-		b.flags = WQ_ADD_PRIORITY | WQ_ADD_OUTCOME;
-		b.count = 5;
-		b.keys = (uintptr_t)iov;
-		b.results = (uintptr_t)res;
-		b.priority = 3;
-		ASSERT_EQ(5, ioctl(self->prio, WQ_IOC_ADD_BATCH, &b));
+		ASSERT_EQ(5, prio_add_batch(self->prio, &b, iov, res, 5, 3));
 		EXPECT_EQ(WQ_ADDED_COALESCED, res[0]);
 		EXPECT_EQ(WQ_ADDED_QUEUED, res[1]);
 		EXPECT_EQ(WQ_ADDED_QUEUED, res[4]);

@@ -66,6 +66,30 @@ static inline void keys_init(void)
 	}
 }
 
+/*
+ * The batch tests' batch (failnth_batch_test.c, failnth_uring_test.c):
+ * keys 0..B_KEYS-1, two chunks of 64 and more, then keys 3 and 4 again.
+ */
+#define B_KEYS		66	/* two chunks of 64 */
+#define B_ENTRIES	(B_KEYS + 2)	/* keys 3 and 4 twice */
+
+/* The key of entry i of the batch. */
+static inline int batch_key(int i)
+{
+	return i < B_KEYS ? i : i - B_KEYS + 3;
+}
+
+/* in[0..B_ENTRIES): the batch's keys. */
+static inline void batch_fill(struct iovec *in)
+{
+	int i;
+
+	for (i = 0; i < B_ENTRIES; i++) {
+		in[i].iov_base = keys[batch_key(i)];
+		in[i].iov_len = klen[batch_key(i)];
+	}
+}
+
 /* The index of key bytes buf[0..len), or -1 if they are none of ours. */
 static inline int key_index(const char *buf, ssize_t len)
 {

@@ -185,6 +185,28 @@ static inline bool wqt_frame_in_wq(const char *line)
 	return fn && (!strncmp(fn + 2, "kwq_", 4) || !strncmp(fn + 2, "wq_", 3));
 }
 
+/* The threads' directory of *pid (0: this process, *pid set to it). */
+static inline DIR *wqt_task_dir(pid_t *pid)
+{
+	char path[32];
+
+	if (!*pid)
+		*pid = getpid();
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)*pid);
+	return opendir(path);
+}
+
+/* The next thread in a wqt_task_dir() (not . or ..), NULL after the last. */
+static inline struct dirent *wqt_next_task(DIR *d)
+{
+	struct dirent *e;
+
+	do {
+		e = readdir(d);
+	} while (e && e->d_name[0] == '.');
+	return e;
+}
+
 /*
  * The threads of process pid (0: this one) asleep inside wq, or -1 if
  * no kernel stack can be read.
@@ -196,16 +218,12 @@ static inline int wqt_tasks_in_wq(pid_t pid)
 	struct dirent *e;
 	DIR *d;
 
-	pid = pid ? pid : getpid();
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
+	d = wqt_task_dir(&pid);
 	if (!d)
 		return -1;
-	while ((e = readdir(d))) {
+	while ((e = wqt_next_task(d))) {
 		FILE *f;
 
-		if (e->d_name[0] == '.')
-			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/stack",
 			 (int)pid, e->d_name);
 		f = fopen(path, "r");
@@ -237,14 +255,10 @@ static inline int wqt_iowq_threads(pid_t pid)
 	int n = 0;
 	DIR *d;
 
-	pid = pid ? pid : getpid();
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
+	d = wqt_task_dir(&pid);
 	if (!d)
 		return -1;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
+	while ((e = wqt_next_task(d))) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/comm",
 			 (int)pid, e->d_name);
 		if (!wqt_read_file(path, comm, sizeof(comm)) &&

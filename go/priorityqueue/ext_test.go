@@ -163,7 +163,7 @@ func TestShutDownWithKernelDrain(t *testing.T) {
 	q.Add("b")
 	drained := make(chan struct{})
 	go func() { q.ShutDownWithKernelDrain(); close(drained) }()
-	waitFor(t, "shutting down", q.ShuttingDown)
+	kqtest.WaitFor(t, "shutting down", q.ShuttingDown)
 	q.Add("c")
 	for _, want := range []string{"a", "b"} {
 		it, shut := q.Get()

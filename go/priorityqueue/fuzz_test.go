@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"wq.dev/go/internal/kqtest"
 	"wq.dev/go/workqueue"
 )
 
@@ -207,7 +208,7 @@ func TestFuzzAgainstTheModel(t *testing.T) {
 			q.AddWithOpts(o, k)
 			m.add(k, o)
 			if mk := m.key(k); mk.waiting && mk.short {
-				waitFor(t, "past its short delay ("+k+")", func() bool { return !q.State(k).Waiting })
+				kqtest.WaitFor(t, "past its short delay ("+k+")", func() bool { return !q.State(k).Waiting })
 				m.fire(k)
 			}
 		case r < 72:

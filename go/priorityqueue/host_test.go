@@ -69,7 +69,7 @@ func TestNoKernelIsControllerRuntimes(t *testing.T) {
 	}
 	q.AddWithOpts(AddOpts{Priority: prio(-1)}, "low")
 	q.AddWithOpts(AddOpts{Priority: prio(3)}, "a")
-	waitFor(t, "two items", func() bool { return q.Len() == 2 })
+	kqtest.WaitFor(t, "two items", func() bool { return q.Len() == 2 })
 	if it, p, shut := q.GetWithPriority(); shut || it != "a" || p != 3 {
 		t.Errorf("GetWithPriority: %q %d %v, want a at 3", it, p, shut)
 	}

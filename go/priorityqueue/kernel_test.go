@@ -36,17 +36,6 @@ func newTestQueue(t testing.TB, o ...Opt[string]) (*Queue[string], *fakeMetrics)
 	return q, f
 }
 
-// waitFor polls cond for up to 20 s (a guest under emulation is slow).
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(20 * time.Second); !cond(); {
-		if time.Now().After(end) {
-			t.Fatalf("still not %s after 20 s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func expectMetrics(t *testing.T, f *fakeMetrics, depth map[int]int, adds, retries int) {
 	t.Helper()
 	d, a, r := f.snapshot()
@@ -127,7 +116,7 @@ func TestHighPriorityItemsAreReturnedBeforeLowPriorityItemMultipleTimes(t *testi
 					q.AddWithOpts(AddOpts{Priority: prio(l.p), After: after}, l.name+"-"+strconv.Itoa(i))
 				}
 			}
-			waitFor(t, "all ready", func() bool { return q.Len() == perPriority*len(levels) })
+			kqtest.WaitFor(t, "all ready", func() bool { return q.Len() == perPriority*len(levels) })
 			for _, l := range levels {
 				for i := 0; i < perPriority; i++ {
 					key, p, _ := q.GetWithPriority()
@@ -169,7 +158,7 @@ func TestHighPriorityItemThatBecameReadyIsReturnedBeforeLowPriorityItem(t *testi
 	q, f := newTestQueue(t)
 	q.AddWithOpts(AddOpts{After: 0, Priority: prio(-100)}, "foo")
 	q.AddWithOpts(AddOpts{After: 200 * time.Millisecond, Priority: prio(0)}, "prio")
-	waitFor(t, "both ready", func() bool { return q.Len() == 2 })
+	kqtest.WaitFor(t, "both ready", func() bool { return q.Len() == 2 })
 	key, p, _ := q.GetWithPriority()
 	if key != "prio" || p != 0 {
 		t.Errorf("got %q at %d, want prio at 0", key, p)
@@ -187,19 +176,26 @@ func getAsync(q *Queue[string]) <-chan string {
 	return ch
 }
 
+// expectFrom: the next item on ch is want (an error if not), or t fails
+// with why it did not come within 20 s.
+func expectFrom(t *testing.T, ch <-chan string, want, why string) {
+	t.Helper()
+	select {
+	case it := <-ch:
+		if it != want {
+			t.Errorf("got %q", it)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal(why)
+	}
+}
+
 func TestItemIsReturnedAsSoonAsPossible(t *testing.T) {
 	q, f := newTestQueue(t)
 	ch := getAsync(q)
 	time.Sleep(50 * time.Millisecond) // the getter waits
 	q.AddWithOpts(AddOpts{}, "foo")
-	select {
-	case it := <-ch:
-		if it != "foo" {
-			t.Errorf("got %q", it)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("a waiting getter did not get the item added")
-	}
+	expectFrom(t, ch, "foo", "a waiting getter did not get the item added")
 	expectMetrics(t, f, map[int]int{0: 0}, 1, 0)
 }
 
@@ -213,14 +209,7 @@ func TestWaitingItemIsReturnedRightAfterReadWithoutAfter(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 	q.AddWithOpts(AddOpts{}, "foo")
-	select {
-	case it := <-ch:
-		if it != "foo" {
-			t.Errorf("got %q", it)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("a plain add of a waiting item did not make it ready")
-	}
+	expectFrom(t, ch, "foo", "a plain add of a waiting item did not make it ready")
 	q.Done("foo")
 	if s := q.State("foo"); s.Held() {
 		t.Errorf("after its Done: %v (the waiting copy was not dropped)", s)
@@ -282,7 +271,7 @@ func TestItemsAreIncludedInLenAndMetricsOnceTheyAreReady(t *testing.T) {
 		if d, _, _ := f.snapshot(); d[0] != 2 {
 			t.Errorf("round %d: depth %v before the delays passed, want 2 at 0", round, d)
 		}
-		waitFor(t, "4 ready", func() bool { return q.Len() == 4 })
+		kqtest.WaitFor(t, "4 ready", func() bool { return q.Len() == 4 })
 		for i := 0; i < 4; i++ {
 			it, _ := q.Get()
 			q.Done(it)
@@ -297,7 +286,7 @@ func TestItemsAreIncludedInLenAndMetricsOnceTheyAreReady(t *testing.T) {
 func TestMetricsAreUpdatedForItemWhoseRequeueAfterExpiredThatGetsAddedAgainWithoutRequeueAfter(t *testing.T) {
 	q, f := newTestQueue(t)
 	q.AddWithOpts(AddOpts{After: 50 * time.Millisecond}, "foo")
-	waitFor(t, "ready", func() bool { return q.Len() == 1 })
+	kqtest.WaitFor(t, "ready", func() bool { return q.Len() == 1 })
 	q.AddWithOpts(AddOpts{}, "foo")
 	if n := q.Len(); n != 1 {
 		t.Errorf("Len %d", n)

@@ -128,7 +128,7 @@ func TestManagerKeepsControllerRuntimesPriorities(t *testing.T) {
 	for _, n := range []string{"errs", "hold", "later"} {
 		h.Create(ctx, event.TypedCreateEvent[*corev1.ConfigMap]{Object: configMap(n, "1")}, q)
 	}
-	waitFor(t, "six queued", func() bool { return q.Len() == 6 })
+	kqtest.WaitFor(t, "six queued", func() bool { return q.Len() == 6 })
 	expectDepths(t, name, map[string]float64{"0": 4, "-100": 2})
 
 	close(r.gate) // changed, errs (fails: its retry at 7, after the limiter's 5 ms), hold
@@ -137,7 +137,7 @@ func TestManagerKeepsControllerRuntimesPriorities(t *testing.T) {
 		n := nextReconcile(t, r)
 		if n == "hold" {
 			if !seen["errs"] { // hold until the retry is ready: later, init, same, errs
-				waitFor(t, "the retry ready", func() bool { return q.Len() == 4 })
+				kqtest.WaitFor(t, "the retry ready", func() bool { return q.Len() == 4 })
 			}
 			close(r.hold)
 		}
@@ -161,7 +161,7 @@ func TestManagerKeepsControllerRuntimesPriorities(t *testing.T) {
 		t.Errorf("the retry in the kernel: %+v, want processing at 7, no failures of a kernel limiter", s)
 	}
 	r.mu.Unlock()
-	waitFor(t, "eight work durations", func() bool { return count(name, "workqueue_work_duration_seconds") == 8 })
+	kqtest.WaitFor(t, "eight work durations", func() bool { return count(name, "workqueue_work_duration_seconds") == 8 })
 	expectDepths(t, name, map[string]float64{"0": 0, "-100": 0, "7": 0})
 	if a, rt := adds(name), counter(name, "workqueue_retries_total"); a != 8 || rt != 2 {
 		t.Errorf("workqueue_adds_total %v, workqueue_retries_total %v, want 8 and 2", a, rt)

@@ -118,15 +118,15 @@ func TestManagerReconcilesThroughThisQueue(t *testing.T) {
 	defer stop()
 
 	events <- event.TypedGenericEvent[prioritized]{Object: prioritized{"first", 0}}
-	waitFor(t, "first handed out", func() bool {
+	kqtest.WaitFor(t, "first handed out", func() bool {
 		return count(name, "workqueue_work_duration_seconds") == 0 && adds(name) == 1 && depth(name) == 0
 	})
 	for _, p := range []prioritized{{"low", -100}, {"mid", 0}, {"high", 10}} {
 		events <- event.TypedGenericEvent[prioritized]{Object: p}
 	}
-	waitFor(t, "three queued", func() bool { return adds(name) == 4 })
+	kqtest.WaitFor(t, "three queued", func() bool { return adds(name) == 4 })
 	close(gate)
-	waitFor(t, "four reconciled", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) == 4 })
+	kqtest.WaitFor(t, "four reconciled", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) == 4 })
 
 	if !isPriorityQueue {
 		t.Fatal("controller-runtime did not take the queue for a PriorityQueue")
@@ -139,7 +139,7 @@ func TestManagerReconcilesThroughThisQueue(t *testing.T) {
 		t.Errorf("reconciled %v, want first, high, mid, low", got)
 	}
 	mu.Unlock()
-	waitFor(t, "four work durations", func() bool { return count(name, "workqueue_work_duration_seconds") == 4 })
+	kqtest.WaitFor(t, "four work durations", func() bool { return count(name, "workqueue_work_duration_seconds") == 4 })
 	if n := count(name, "workqueue_queue_duration_seconds"); n != 4 {
 		t.Errorf("workqueue_queue_duration_seconds: %d observations, want 4", n)
 	}
@@ -210,15 +210,4 @@ func count(name, family string) uint64 {
 		n += m.GetHistogram().GetSampleCount()
 	}
 	return n
-}
-
-// waitFor polls cond for up to 20 s (a guest under emulation is slow).
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(20 * time.Second); !cond(); {
-		if time.Now().After(end) {
-			t.Fatalf("still not %s after 20 s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }

@@ -151,13 +151,13 @@ func TestWqInProcessForACustomQueueOrAFakeClock(t *testing.T) {
 	}
 	d.AddAfter("x", 50*time.Millisecond)
 	d.AddAfter("x", 10*time.Millisecond) // the earlier wins
-	waitFor(t, "the fake clock's waiter", fc.HasWaiters)
+	kqtest.WaitFor(t, "the fake clock's waiter", fc.HasWaiters)
 	time.Sleep(20 * time.Millisecond)
 	if d.Len() != 0 {
 		t.Fatal("a delay passed before the fake clock stepped")
 	}
 	fc.Step(20 * time.Millisecond)
-	waitFor(t, "x queued", func() bool { return d.Len() == 1 })
+	kqtest.WaitFor(t, "x queued", func() bool { return d.Len() == 1 })
 	it, _ := d.Get()
 	d.Done(it)
 	fc.Step(time.Second) // the later AddAfter was merged away: nothing more
@@ -220,16 +220,5 @@ func TestWqWithTheKernelIsTheKernels(t *testing.T) {
 			t.Errorf("%s: %v %v", name, b, err)
 		}
 		q.(interface{ ShutDown() }).ShutDown()
-	}
-}
-
-// waitFor polls cond for up to 20 s (a guest under emulation is slow).
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(20 * time.Second); !cond(); {
-		if time.Now().After(end) {
-			t.Fatalf("still not %s after 20 s", what)
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

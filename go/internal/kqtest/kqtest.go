@@ -5,6 +5,7 @@ package kqtest
 import (
 	"os"
 	"testing"
+	"time"
 
 	"wq.dev/go/internal/kq"
 )
@@ -32,5 +33,17 @@ func NoKernel(t testing.TB) {
 	t.Helper()
 	if _, err := os.Stat(kq.DevPath); err == nil {
 		t.Skip("/dev/wq is there: the fallback's tests run on the host")
+	}
+}
+
+// WaitFor polls cond for up to 20 s (a guest under emulation is slow),
+// failing t with what it waited for if cond is still false by then.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); !cond(); {
+		if time.Now().After(end) {
+			t.Fatalf("still not %s after 20 s", what)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
