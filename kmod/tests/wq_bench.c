@@ -17,8 +17,8 @@
  * 1,000,000 waiting keys. Profile counters: each call of the cycle timed
  * on its own, an add of a key already queued, a record-sized slab
  * alloc+free and a spin_lock_irqsave round trip. With nometrics_run=1,
- * only the cycle, for figure 9c: bench/guest loads wq with metrics=N
- * first. Benchmarks are not tests: nothing is asserted, the load fails
+ * only the cycle, for the metrics' cost: bench/guest loads wq with
+ * metrics=N first. Benchmarks are not tests: nothing is asserted, the load fails
  * only if the API does.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -57,7 +57,7 @@ MODULE_PARM_DESC(probes, "Inserts and fires timed per repetition (default 2000)"
 static bool nometrics_run;
 module_param(nometrics_run, bool, 0444);
 MODULE_PARM_DESC(nometrics_run,
-		 "Only the kwq cycle, printed as kwq_cycle_nometrics_ns (load wq with metrics=N first; figure 9c)");
+		 "Only the kwq cycle, printed as kwq_cycle_nometrics_ns (load wq with metrics=N first: the metrics' cost)");
 
 #define BENCH_KEY_LEN	8
 
