@@ -13,9 +13,6 @@
 #include "wq_test_ioctl.h"
 #include "wq_test_time.h"
 
-#define IOC_SIZED(cmd, size) \
-	_IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), (size))
-
 FIXTURE(abij) {
 	int dev;	/* /dev/wq, not bound */
 	int fd;		/* bound to self->name */

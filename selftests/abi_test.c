@@ -306,10 +306,6 @@ TEST_F(abi, bad_pointers)
 	EXPECT_EQ(1U, qi.processing);
 }
 
-/* Commands built with another argument size than this header's. */
-#define IOC_SIZED(cmd, size) \
-	_IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), (size))
-
 /* A larger struct is accepted with a zero tail, E2BIG with a non-zero one. */
 TEST_F(abi, larger_struct)
 {

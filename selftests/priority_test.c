@@ -375,4 +375,32 @@ TEST_F(prio, bad_input_changes_nothing)
 	EXPECT_EQ(-EAGAIN, pget(self->fd, (char[64]){}, NULL));
 }
 
+/*
+ * A struct whose size ends inside its priority is zero-extended there: the
+ * priority is its first bytes (-5 is 0xfffffffb; one byte of it is 251).
+ */
+TEST_F(prio, a_size_inside_the_priority_keeps_its_first_bytes)
+{
+	const size_t at = offsetof(struct wq_batch, priority);
+	struct wq_iov iov = { .base = (uintptr_t)"k11", .len = 3 };
+	struct wq_batch b = {
+		.flags = WQ_ADD_PRIORITY, .count = 1, .keys = (uintptr_t)&iov,
+		.priority = -5,
+	};
+	struct wq_add a = {
+		.flags = WQ_ADD_PRIORITY, .key_len = 2, .key = (uintptr_t)"k2",
+		.priority = -5,
+	};
+
+	EXPECT_EQ(1, ioctl(self->fd, IOC_SIZED(WQ_IOC_ADD_BATCH, at + 1), &b));
+	EXPECT_EQ(0, ioctl(self->fd, IOC_SIZED(WQ_IOC_ADD,
+					       offsetof(struct wq_add,
+							priority) + 2), &a));
+	EXPECT_NEXT(self->fd, "k2", 0xfffb);
+	EXPECT_NEXT(self->fd, "k11", 251);
+	iov.base = (uintptr_t)"k12";
+	EXPECT_EQ(1, ioctl(self->fd, IOC_SIZED(WQ_IOC_ADD_BATCH, at + 4), &b));
+	EXPECT_NEXT(self->fd, "k12", -5);
+}
+
 TEST_HARNESS_MAIN

@@ -20,6 +20,10 @@
 
 #include "uapi/linux/wq.h"
 
+/* A command built with another argument size than the header's. */
+#define IOC_SIZED(cmd, size) \
+	_IOC(_IOC_DIR(cmd), _IOC_TYPE(cmd), _IOC_NR(cmd), (size))
+
 static inline int xioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) < 0 ? errno : 0;

@@ -218,6 +218,8 @@ void one_ioctl(void);
 void one_live(void);
 /* ... and what uring.c takes of them */
 void hostile_struct(unsigned int ci, unsigned char *s, uint32_t *clean);
+uint32_t whole_priority(unsigned int ci, const unsigned char *s,
+			uint32_t size);
 int live_slot(int acc);
 uint32_t pool_key_n(char *p, uint32_t n);
 uint64_t short_deadline(void);

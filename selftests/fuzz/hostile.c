@@ -268,6 +268,24 @@ static int adds_priority(unsigned int cmd, const unsigned char *s)
 }
 
 /*
+ * A size for an add's struct s that does not end inside its priority: a
+ * shorter struct is zero-extended, so a cut priority is its first bytes
+ * (-5 sent in 49 bytes of a wq_batch is 251), which no set of cmds.c's
+ * holds. Whole, or none of it (then 0).
+ */
+uint32_t whole_priority(unsigned int ci, const unsigned char *s,
+			uint32_t size)
+{
+	unsigned int cmd = cmds[ci].cmd;
+	uint32_t off = cmd == WQ_IOC_ADD ? offsetof(struct wq_add, priority) :
+					   offsetof(struct wq_batch, priority);
+
+	if (adds_priority(cmd, s) && size > off && size < off + 4)
+		return chance(50) ? off : off + 4;
+	return size;
+}
+
+/*
  * The struct for cmd index ci, built in s (valid-ish, then mangled);
  * *clean says whether it was left well formed, *hint whether the call
  * may block.
@@ -344,6 +362,7 @@ static unsigned int pick_cmd(unsigned int ci, unsigned char *s, uint32_t *size,
 	}
 	if (tail == 2)
 		s[full + rn(*size - full)] = (unsigned char)(1 + rn(255));
+	*size = whole_priority(ci, s, *size);
 	*random = chance(4);
 	if (*random) {
 		unsigned int nr = chance(70) ? rn(0x40) : rn(256);

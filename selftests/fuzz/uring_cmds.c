@@ -314,7 +314,7 @@ static uint32_t hostile_size(unsigned int ci, unsigned char *s)
 	}
 	if (size > full && size <= WQ_URING_CMD_MAX && chance(20))
 		s[full + rn(size - full)] = (unsigned char)(1 + rn(255));
-	return size;
+	return whole_priority(ci, s, size);
 }
 
 /*

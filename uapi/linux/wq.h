@@ -8,7 +8,8 @@
  * - Every command carries its argument size in the command number
  *   (_IOC_SIZE). The kernel accepts any size from the first version of a
  *   struct up (below it: -EINVAL): a shorter struct than its own is
- *   zero-extended, a longer one must have a zero tail (else -E2BIG); the
+ *   zero-extended (a size that ends inside a field keeps only the field's
+ *   first bytes), a longer one must have a zero tail (else -E2BIG); the
  *   commands that only report (MODULE_INFO, STAT) zero the tail instead.
  *   Structs only ever grow at the end.
  * - Fixed-width fields, natural alignment, no implicit padding; user
