@@ -21,62 +21,41 @@
 #define CREATE_TRACE_POINTS
 #include "wq_trace.h"
 
-unsigned int wq_max_queues = 1024;
-module_param_named(max_queues, wq_max_queues, uint, 0644);
-MODULE_PARM_DESC(max_queues,
-		 "Most named queues of the initial IPC namespace (default 1024)");
+/*
+ * A limit an admin may change at any time (mode 0644): the variable
+ * wq_<name>, read where it is used, and the parameter <name>, as i915's
+ * i915_param_named(). @name is a token, used twice: checkpatch's
+ * MACRO_ARG_REUSE (side effects of an expression) does not apply.
+ */
+#define WQ_LIMIT(ctype, ptype, name, value, desc)			\
+	ctype wq_##name = value;					\
+	module_param_named(name, wq_##name, ptype, 0644);		\
+	MODULE_PARM_DESC(name, desc)
 
-unsigned int wq_ns_max_queues = 256;
-module_param_named(ns_max_queues, wq_ns_max_queues, uint, 0644);
-MODULE_PARM_DESC(ns_max_queues,
-		 "Most named queues of each other IPC namespace, a container's (default 256; 0: none)");
-
-unsigned int wq_default_max_items = 65536;
-module_param_named(default_max_items, wq_default_max_items, uint, 0644);
-MODULE_PARM_DESC(default_max_items,
-		 "max_items of a queue created with 0 (default 65536)");
-
-unsigned int wq_max_items_limit = 1048576;
-module_param_named(max_items_limit, wq_max_items_limit, uint, 0644);
-MODULE_PARM_DESC(max_items_limit,
-		 "Largest max_items and max_tracked accepted (default and at most 1M)");
-
-unsigned int wq_default_max_tracked = 65536;
-module_param_named(default_max_tracked, wq_default_max_tracked, uint, 0644);
-MODULE_PARM_DESC(default_max_tracked,
-		 "max_tracked of a queue created with 0 (default 65536)");
+WQ_LIMIT(unsigned int, uint, max_queues, 1024,
+	 "Most named queues of the initial IPC namespace (default 1024)");
+WQ_LIMIT(unsigned int, uint, ns_max_queues, 256,
+	 "Most named queues of each other IPC namespace, a container's (default 256; 0: none)");
+WQ_LIMIT(unsigned int, uint, default_max_items, 65536,
+	 "max_items of a queue created with 0 (default 65536)");
+WQ_LIMIT(unsigned int, uint, max_items_limit, 1048576,
+	 "Largest max_items and max_tracked accepted (default and at most 1M)");
+WQ_LIMIT(unsigned int, uint, default_max_tracked, 65536,
+	 "max_tracked of a queue created with 0 (default 65536)");
 
 /* Quotas (wq_quota.h): what one user may make the kernel hold. */
-unsigned int wq_user_max_queues = 64;
-module_param_named(user_max_queues, wq_user_max_queues, uint, 0644);
-MODULE_PARM_DESC(user_max_queues,
-		 "Queues one user may have, destroyed-but-open ones included (default 64)");
-
-unsigned long wq_user_max_key_bytes = 64UL << 20;
-module_param_named(user_max_key_bytes, wq_user_max_key_bytes, ulong, 0644);
-MODULE_PARM_DESC(user_max_key_bytes,
-		 "Key bytes plus WQ_KEY_COST per key that one user's queues may hold (default 64 MiB)");
-
-unsigned int wq_kernel_max_queues = 1024;
-module_param_named(kernel_max_queues, wq_kernel_max_queues, uint, 0644);
-MODULE_PARM_DESC(kernel_max_queues,
-		 "Queues the kernel API (other modules) may have (default 1024)");
-
-unsigned long wq_kernel_max_key_bytes = 256UL << 20;
-module_param_named(kernel_max_key_bytes, wq_kernel_max_key_bytes, ulong,
-		   0644);
-MODULE_PARM_DESC(kernel_max_key_bytes,
-		 "Key bytes plus WQ_KEY_COST per key of the kernel API's queues (default 256 MiB)");
-
-unsigned int wq_unpriv_max_items = 262144;
-module_param_named(unpriv_max_items, wq_unpriv_max_items, uint, 0644);
-MODULE_PARM_DESC(unpriv_max_items,
-		 "Largest max_items a user without CAP_SYS_RESOURCE may ask for (default 256Ki)");
-
-unsigned int wq_unpriv_max_tracked = 262144;
-module_param_named(unpriv_max_tracked, wq_unpriv_max_tracked, uint, 0644);
-MODULE_PARM_DESC(unpriv_max_tracked,
-		 "Largest max_tracked a user without CAP_SYS_RESOURCE may ask for (default 256Ki)");
+WQ_LIMIT(unsigned int, uint, user_max_queues, 64,
+	 "Queues one user may have, destroyed-but-open ones included (default 64)");
+WQ_LIMIT(unsigned long, ulong, user_max_key_bytes, 64UL << 20,
+	 "Key bytes plus WQ_KEY_COST per key that one user's queues may hold (default 64 MiB)");
+WQ_LIMIT(unsigned int, uint, kernel_max_queues, 1024,
+	 "Queues the kernel API (other modules) may have (default 1024)");
+WQ_LIMIT(unsigned long, ulong, kernel_max_key_bytes, 256UL << 20,
+	 "Key bytes plus WQ_KEY_COST per key of the kernel API's queues (default 256 MiB)");
+WQ_LIMIT(unsigned int, uint, unpriv_max_items, 262144,
+	 "Largest max_items a user without CAP_SYS_RESOURCE may ask for (default 256Ki)");
+WQ_LIMIT(unsigned int, uint, unpriv_max_tracked, 262144,
+	 "Largest max_tracked a user without CAP_SYS_RESOURCE may ask for (default 256Ki)");
 
 static bool wq_metrics = true;
 module_param_named(metrics, wq_metrics, bool, 0444);

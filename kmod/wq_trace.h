@@ -62,6 +62,17 @@ static inline void kwq_trace_key(char *dst, const struct kwq_item *item)
 	memset(dst + n, 0, KWQ_TRACE_KEY + 1 - n);
 }
 
+/* What every key's record holds: queue, key, length, priority. */
+static inline void kwq_trace_item(char *name, char *key, u32 *len, int *prio,
+				  const struct kwq *q,
+				  const struct kwq_item *item)
+{
+	kwq_trace_name(name, q);
+	kwq_trace_key(key, item);
+	*len = item->key.len;
+	*prio = q->prio ? item->prio : 0;
+}
+
 #endif /* _WQ_TRACE_HELPERS */
 
 #if !defined(_WQ_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
@@ -85,11 +96,10 @@ TRACE_EVENT(kwq_add,
 			     __field(u32, len)
 			     __field(int, outcome)
 			     __field(int, prio)),
-	    TP_fast_assign(kwq_trace_name(__entry->name, q);
-			   kwq_trace_key(__entry->key, item);
-			   __entry->len = item->key.len;
-			   __entry->outcome = outcome;
-			   __entry->prio = q->prio ? item->prio : 0;),
+	    TP_fast_assign(kwq_trace_item(__entry->name, __entry->key,
+					  &__entry->len, &__entry->prio, q,
+					  item);
+			   __entry->outcome = outcome;),
 	    TP_printk("queue=%s key=%s len=%u outcome=%s prio=%d",
 		      __entry->name, __entry->key, __entry->len,
 		      __print_symbolic(__entry->outcome,
@@ -117,11 +127,10 @@ DECLARE_EVENT_CLASS(kwq_key_ns,
 				     __field(u32, n)
 				     __field(int, prio)
 				     __field(u64, ns)),
-		    TP_fast_assign(kwq_trace_name(__entry->name, q);
-				   kwq_trace_key(__entry->key, item);
-				   __entry->len = item->key.len;
+		    TP_fast_assign(kwq_trace_item(__entry->name, __entry->key,
+						  &__entry->len,
+						  &__entry->prio, q, item);
 				   __entry->n = n;
-				   __entry->prio = q->prio ? item->prio : 0;
 				   __entry->ns = ns;),
 		    /* kwq_done's text; the others print their own */
 		    TP_printk("queue=%s key=%s len=%u work_ns=%llu requeued=%u",
@@ -129,14 +138,18 @@ DECLARE_EVENT_CLASS(kwq_key_ns,
 			      (unsigned long long)__entry->ns, __entry->n)
 );
 
-DEFINE_EVENT_PRINT(kwq_key_ns, kwq_get,
-		   TP_PROTO(const struct kwq *q, const struct kwq_item *item,
-			    u64 ns, u32 n),
-		   TP_ARGS(q, item, ns, n),
-		   TP_printk("queue=%s key=%s len=%u queued_ns=%llu prio=%d",
-			     __entry->name, __entry->key, __entry->len,
-			     (unsigned long long)__entry->ns, __entry->prio)
-);
+/* An event of class kwq_key_ns with its own text. */
+#define KWQ_KEY_NS_EVENT(_name, _print)					\
+	DEFINE_EVENT_PRINT(kwq_key_ns, _name,				\
+			   TP_PROTO(const struct kwq *q,		\
+				    const struct kwq_item *item,	\
+				    u64 ns, u32 n),			\
+			   TP_ARGS(q, item, ns, n), PARAMS(_print))
+
+KWQ_KEY_NS_EVENT(kwq_get,
+		 TP_printk("queue=%s key=%s len=%u queued_ns=%llu prio=%d",
+			   __entry->name, __entry->key, __entry->len,
+			   (unsigned long long)__entry->ns, __entry->prio));
 
 DEFINE_EVENT(kwq_key_ns, kwq_done,
 	     TP_PROTO(const struct kwq *q, const struct kwq_item *item,
@@ -144,23 +157,15 @@ DEFINE_EVENT(kwq_key_ns, kwq_done,
 	     TP_ARGS(q, item, ns, n)
 );
 
-DEFINE_EVENT_PRINT(kwq_key_ns, kwq_add_after,
-		   TP_PROTO(const struct kwq *q, const struct kwq_item *item,
-			    u64 ns, u32 n),
-		   TP_ARGS(q, item, ns, n),
-		   TP_printk("queue=%s key=%s len=%u delay_ns=%llu",
-			     __entry->name, __entry->key, __entry->len,
-			     (unsigned long long)__entry->ns)
-);
+KWQ_KEY_NS_EVENT(kwq_add_after,
+		 TP_printk("queue=%s key=%s len=%u delay_ns=%llu",
+			   __entry->name, __entry->key, __entry->len,
+			   (unsigned long long)__entry->ns));
 
-DEFINE_EVENT_PRINT(kwq_key_ns, kwq_rate_limited,
-		   TP_PROTO(const struct kwq *q, const struct kwq_item *item,
-			    u64 ns, u32 n),
-		   TP_ARGS(q, item, ns, n),
-		   TP_printk("queue=%s key=%s len=%u delay_ns=%llu failures=%u",
-			     __entry->name, __entry->key, __entry->len,
-			     (unsigned long long)__entry->ns, __entry->n)
-);
+KWQ_KEY_NS_EVENT(kwq_rate_limited,
+		 TP_printk("queue=%s key=%s len=%u delay_ns=%llu failures=%u",
+			   __entry->name, __entry->key, __entry->len,
+			   (unsigned long long)__entry->ns, __entry->n));
 
 TRACE_EVENT(kwq_timer_fire,
 	    TP_PROTO(const struct kwq *q, unsigned int moved, unsigned int left),

@@ -34,25 +34,20 @@
 
 #include <wq/kwq.h>
 
-static unsigned int iters = 200000;
-module_param(iters, uint, 0444);
-MODULE_PARM_DESC(iters, "Cycles per repetition (default 200000)");
+/*
+ * A figure's size, set at load. @name is a token, used twice: checkpatch's
+ * MACRO_ARG_REUSE (side effects of an expression) does not apply.
+ */
+#define BENCH_PARAM(name, value, desc)					\
+	static unsigned int name = value;				\
+	module_param(name, uint, 0444);					\
+	MODULE_PARM_DESC(name, desc)
 
-static unsigned int reps = 5;
-module_param(reps, uint, 0444);
-MODULE_PARM_DESC(reps, "Repetitions of each figure (default 5)");
-
-static unsigned int small = 1000;
-module_param(small, uint, 0444);
-MODULE_PARM_DESC(small, "Waiting keys of the small delay figure (default 1000)");
-
-static unsigned int big = 1000000;
-module_param(big, uint, 0444);
-MODULE_PARM_DESC(big, "Waiting keys of the big delay figure (default 1000000)");
-
-static unsigned int probes = 2000;
-module_param(probes, uint, 0444);
-MODULE_PARM_DESC(probes, "Inserts and fires timed per repetition (default 2000)");
+BENCH_PARAM(iters, 200000, "Cycles per repetition (default 200000)");
+BENCH_PARAM(reps, 5, "Repetitions of each figure (default 5)");
+BENCH_PARAM(small, 1000, "Waiting keys of the small delay figure (default 1000)");
+BENCH_PARAM(big, 1000000, "Waiting keys of the big delay figure (default 1000000)");
+BENCH_PARAM(probes, 2000, "Inserts and fires timed per repetition (default 2000)");
 
 static bool nometrics_run;
 module_param(nometrics_run, bool, 0444);
