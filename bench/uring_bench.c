@@ -34,8 +34,13 @@
  * kernel has no io_uring or wq no io_uring commands (WQ_FEATURE_URING);
  * the SQPOLL figure alone is left out where SQPOLL rings fail.
  *
+ * Also profiled: io_uring's own cost of a request (a NOP) and of a
+ * command its driver ends at once (/dev/null's), the floor under wq's.
+ *
  *   uring_bench [-s SCALE] [-r REPS] [-m NAME]   SCALE divides the counts
- *	(smoke runs); -m runs only the run whose line is NAME (to profile it)
+ *	(smoke runs); -m runs only the runs whose lines are NAME, a comma
+ *	list (to profile them; uring_floor: the floor). With both consumer
+ *	and producer alone, "R uring_cycle_ns": one key's ADD, DONE, GET.
  */
 #define _GNU_SOURCE	/* RUSAGE_THREAD */
 #include <dirent.h>
@@ -470,6 +475,44 @@ static struct result run_one(enum mode mode, long total)
 	return res;
 }
 /*
+ * io_uring's own cost of a command, the floor under wq's: @n requests, 64
+ * a submission, on a ring set up as wq_uring_queue_init() does, each an
+ * IORING_OP_NOP (@cmd false) or an IORING_OP_URING_CMD to /dev/null, whose
+ * driver completes any command at once with 0. ns per request (under
+ * vm-run --icount: instructions), or -1 where the kernel refuses.
+ */
+static double ring_floor_ns(bool cmd, long n)
+{
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	long done;
+	long long t0;
+	int fd = -1, i;
+
+	if (wq_uring_queue_init(2 * GETS, &ring, 0))
+		return -1;
+	if (cmd && (fd = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+		die("open /dev/null", errno);
+	t0 = now_ns();
+	for (done = 0; done < n; done += GETS) {
+		for (i = 0; i < GETS; i++) {
+			sqe = sqe_of(&ring);
+			if (cmd)
+				io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd,
+						 NULL, 0, 0);
+			else
+				io_uring_prep_nop(sqe);
+		}
+		reap(&ring, GETS, cmd ? "/dev/null command" : "nop", 0);
+	}
+	t0 = now_ns() - t0;
+	io_uring_queue_exit(&ring);
+	if (fd >= 0)
+		close(fd);
+	return (double)t0 / (double)done;
+}
+
+/*
  * Whether wq takes io_uring commands here: the module says so, a ring can
  * be made, and a DONE of a key nobody holds completes with -ENOENT. Why
  * not, in why.
@@ -518,11 +561,26 @@ static bool uring_works(char *why, size_t cap)
 	return true;
 }
 
+/* Is the run named @name one of -m's comma-separated list (or all)? */
+static bool wanted(const char *only, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p;
+
+	if (!only)
+		return true;
+	for (p = only; (p = strstr(p, name)); p += len)
+		if ((p == only || p[-1] == ',') && (!p[len] || p[len] == ','))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	char why[160];
 	long total;
 	const char *only = NULL;
+	double cycle[2] = { 0 };	/* a repetition's M_PREFILLED, M_ADDONLY */
 	struct result v;
 	int opt, i;
 	enum mode m;
@@ -548,11 +606,13 @@ int main(int argc, char **argv)
 	total = count(200000);
 	for (i = -1; i < reps; i++) {	/* repetition -1: the warm-up */
 		for (m = M_STANDIN; m < M_NR; m++) {
-			if (only && strcmp(only, mode_name[m]))
+			if (!wanted(only, mode_name[m]))
 				continue;
 			v = run_one(m, total);
 			if (v.rate < 0 || i < 0)
 				continue;
+			if (m == M_PREFILLED || m == M_ADDONLY)
+				cycle[m == M_ADDONLY] = 1e9 / v.rate;
 			if (m <= M_SQPOLL)
 				printf("R %s %.0f\n", mode_name[m], v.rate);
 			else
@@ -566,6 +626,20 @@ int main(int argc, char **argv)
 				printf("P %.*s_vcsw_per_key %.4f\n", len,
 				       mode_name[m], v.vcsw_per_key);
 			}
+		}
+		/* one key's ADD, DONE and GET, each alone (under icount: insn) */
+		if (cycle[0] > 0 && cycle[1] > 0)
+			printf("R uring_cycle_ns %.0f\n", cycle[0] + cycle[1]);
+		cycle[0] = cycle[1] = 0;
+		/* the floor: io_uring's cost of a request, and of a command */
+		if (i >= 0 && wanted(only, "uring_floor")) {
+			double nop = ring_floor_ns(false, total);
+			double cmd = ring_floor_ns(true, total);
+
+			if (nop >= 0)
+				printf("P uring_nop_ns %.0f\n", nop);
+			if (cmd >= 0)
+				printf("P uring_null_cmd_ns %.0f\n", cmd);
 		}
 	}
 	return 0;
