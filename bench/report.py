@@ -203,17 +203,15 @@ def figure(fig, raw, info):
         s["median"] = statistics.median(a) / statistics.median(b)
         s["n"] = min(len(a), len(b))
         ci = boot_ratio_ci(a, b)
-        parts = {num: stats(a), den: stats(b)}
     elif den:
         n = min(len(a), len(b))
         ratios = [a[i] / b[i] for i in range(n) if b[i]]
         s = stats(ratios)
         ci = median_ci(ratios)
-        parts = {num: stats(a), den: stats(b)}
     else:
         s = stats(a)
         ci = median_ci(a)
-        parts = {num: stats(a)}
+    parts = {num: stats(a), den: stats(b)} if den else {num: stats(a)}
     s["ci"] = list(ci) if ci else None
     lo, hi = ci if ci else (s["median"], s["median"])
     status = judge(op, goal, lo, hi)
@@ -307,6 +305,14 @@ def icount_table(results):
     return render(rows)
 
 
+def print_profile(unit, prof):
+    """The medians of the profile counters @prof, in @unit per operation."""
+    print()
+    print("profile (%s per operation, medians):" % unit)
+    for k, v in prof.items():
+        print("  %-28s %10.0f" % (k, v["median"]))
+
+
 def report(rawlog, out, seconds=None, icount_logs=()):
     raw, prof, info, errors = parse(rawlog)
     iruns = []
@@ -350,18 +356,12 @@ def report(rawlog, out, seconds=None, icount_logs=()):
         if reps:
             print("repeatability: largest difference of a figure between "
                   "boots %.2f%%" % max(reps))
-        print()
-        print("profile (instructions per operation, medians):")
-        for k, v in results["icount_profile"].items():
-            print("  %-28s %10.0f" % (k, v["median"]))
+        print_profile("instructions", results["icount_profile"])
     if raw:
         print()
         print("## wall clock (%s vCPUs)" % info.get("cpus", "?"))
         print(table(results))
-        print()
-        print("profile (ns per operation, medians):")
-        for k, v in results["profile"].items():
-            print("  %-28s %10.0f" % (k, v["median"]))
+        print_profile("ns", results["profile"])
     allf = results["icount_figures"] + results["figures"]
     met = sum(r["status"] == "PASS" for r in allf)
     missed = [r["id"] for r in allf if r["status"] == "MISS"]

@@ -45,10 +45,7 @@ func TestFuzzPriorityQueue(t *testing.T) {
 	randOpts := func() (AddOpts, string) {
 		rngLock.Lock()
 		defer rngLock.Unlock()
-		var o AddOpts
-		if rng.Intn(5) > 0 {
-			o.Priority = prio(rng.Intn(7) - 3)
-		}
+		o := AddOpts{Priority: randPrio(rng, 5, 3)}
 		switch r := rng.Intn(10); {
 		case r < 5:
 		case r < 6:
@@ -111,11 +108,7 @@ func TestFuzzPriorityQueue(t *testing.T) {
 				handedOut[item] = true
 				handedOutLock.Unlock()
 
-				f.mu.Lock()
-				if len(f.negative) > 0 {
-					t.Errorf("negative depth at the levels %v", f.negative)
-				}
-				f.mu.Unlock()
+				f.expectNoNegative(t)
 
 				handedOutLock.Lock()
 				delete(handedOut, item)
@@ -127,17 +120,23 @@ func TestFuzzPriorityQueue(t *testing.T) {
 	wg.Wait()
 }
 
+// randPrio: an add's priority, nil one time in nilOneIn, else from -most
+// to most.
+func randPrio(rng *rand.Rand, nilOneIn, most int) *int {
+	if rng.Intn(nilOneIn) == 0 {
+		return nil
+	}
+	return prio(rng.Intn(2*most+1) - most)
+}
+
 // fuzzKeys: few keys, so that adds meet every state.
 var fuzzKeys = []string{"a", "b", "c", "d", "e", "f"}
 
-// randAdd: an add's options: priority nil or -2..2; no delay, a
+// randAdd: an add's options: priority nil (one in 4) or -2..2; no delay, a
 // negative, a short or a long one; rate limited now and then (the
 // queue's limiter waits longDelay).
 func randAdd(rng *rand.Rand) AddOpts {
-	var o AddOpts
-	if rng.Intn(4) > 0 {
-		o.Priority = prio(rng.Intn(5) - 2)
-	}
+	o := AddOpts{Priority: randPrio(rng, 4, 2)}
 	switch r := rng.Intn(20); {
 	case r < 8:
 	case r < 9:
@@ -266,7 +265,5 @@ func TestFuzzAgainstTheModel(t *testing.T) {
 			t.Errorf("depth %d at level %d once drained (all: %v)", d, p, depth)
 		}
 	}
-	if len(f.negative) > 0 {
-		t.Errorf("negative depth at the levels %v", f.negative)
-	}
+	f.expectNoNegative(t)
 }

@@ -42,9 +42,7 @@ func expectMetrics(t *testing.T, f *fakeMetrics, depth map[int]int, adds, retrie
 	if fmt.Sprint(d) != fmt.Sprint(depth) || a != adds || r != retries {
 		t.Errorf("metrics: depth %v adds %d retries %d, want %v, %d, %d", d, a, r, depth, adds, retries)
 	}
-	if len(f.negative) > 0 {
-		t.Errorf("negative depth at the levels %v", f.negative)
-	}
+	f.expectNoNegative(t)
 }
 
 func TestScenarios(t *testing.T) {

@@ -99,25 +99,35 @@ type defaultQueueMetrics[T comparable] struct {
 
 func (m *defaultQueueMetrics[T]) add(item T, priority int) {
 	m.adds.Inc()
-	if m.depthWithPriority != nil {
-		m.depthWithPriority.Inc(priority)
-	} else {
-		m.depth.Inc()
-	}
-	m.mapLock.Lock()
-	defer m.mapLock.Unlock()
-	m.times.Added(item)
+	m.moveDepth(priority, true)
+	m.withTimes(func(t *base.Times[T]) { t.Added(item) })
 }
 
 func (m *defaultQueueMetrics[T]) get(item T, priority int) {
-	if m.depthWithPriority != nil {
+	m.moveDepth(priority, false)
+	m.withTimes(func(t *base.Times[T]) { t.Got(item) })
+}
+
+// moveDepth counts an item into (up) or out of the depth at priority:
+// the provider's depth by priority if it makes one, else the plain depth.
+func (m *defaultQueueMetrics[T]) moveDepth(priority int, up bool) {
+	switch {
+	case m.depthWithPriority != nil && up:
+		m.depthWithPriority.Inc(priority)
+	case m.depthWithPriority != nil:
 		m.depthWithPriority.Dec(priority)
-	} else {
+	case up:
+		m.depth.Inc()
+	default:
 		m.depth.Dec()
 	}
+}
+
+// withTimes calls fn on the item times, under their lock.
+func (m *defaultQueueMetrics[T]) withTimes(fn func(t *base.Times[T])) {
 	m.mapLock.Lock()
 	defer m.mapLock.Unlock()
-	m.times.Got(item)
+	fn(&m.times)
 }
 
 func (m *defaultQueueMetrics[T]) updateDepthWithPriorityMetric(oldPriority, newPriority int) {
@@ -128,15 +138,11 @@ func (m *defaultQueueMetrics[T]) updateDepthWithPriorityMetric(oldPriority, newP
 }
 
 func (m *defaultQueueMetrics[T]) done(item T) {
-	m.mapLock.Lock()
-	defer m.mapLock.Unlock()
-	m.times.Done(item)
+	m.withTimes(func(t *base.Times[T]) { t.Done(item) })
 }
 
 func (m *defaultQueueMetrics[T]) updateUnfinishedWork() {
-	m.mapLock.Lock()
-	defer m.mapLock.Unlock()
-	m.times.UpdateUnfinishedWork()
+	m.withTimes((*base.Times[T]).UpdateUnfinishedWork)
 }
 
 func (m *defaultQueueMetrics[T]) retry() {

@@ -85,6 +85,16 @@ func (f *fakeMetrics) snapshot() (map[int]int, int, int) {
 	return maps.Clone(f.depth), f.adds, f.retries
 }
 
+// expectNoNegative: no level's depth has gone below 0 so far.
+func (f *fakeMetrics) expectNoNegative(t testing.TB) {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.negative) > 0 {
+		t.Errorf("negative depth at the levels %v", f.negative)
+	}
+}
+
 // plainProvider hides the priority depth: the queue uses NewDepthMetric.
 type plainProvider struct{ workqueue.MetricsProvider }
 

@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -73,41 +72,15 @@ func NewTypedRestartSafeQueue[T comparable](rateLimiter TypedRateLimiter[T], con
 	q := &restartSafe[T]{k: k, name: name, codec: enc,
 		metrics:   newQueueMetrics[T](config.MetricsProvider, name),
 		retries:   newRetryMetrics(name, config.MetricsProvider),
-		handedOut: map[T][][]byte{},
-		res:       &rsResources{k: k, stop: make(chan struct{}), done: make(chan struct{})}}
-	if _, noop := q.metrics.(noMetrics[T]); noop {
-		close(q.res.done)
-	} else {
-		r, m := q.res, q.metrics // not q: the goroutine must not hold the queue
-		go base.RunEvery(base.UnfinishedWorkUpdatePeriod, func(d time.Duration) base.Ticker { return clock.RealClock{}.NewTicker(d) },
-			r.stop, r.done, func() {
-				r.gate.Lock()
-				defer r.gate.Unlock()
-				qi, e := r.k.Stat()
-				if e != 0 {
-					qi = nil
-				}
-				m.update(pendingOf(qi))
-			})
+		handedOut: map[T][][]byte{}}
+	var update func(qi *kq.QueueInfo)
+	if _, noop := q.metrics.(noMetrics[T]); !noop {
+		m := q.metrics // not q: the goroutine must not hold the queue
+		update = func(qi *kq.QueueInfo) { m.update(pendingOf(qi)) }
 	}
-	runtime.AddCleanup(q, (*rsResources).release, q.res)
+	q.res = base.NewResources(k, func(d time.Duration) base.Ticker { return clock.RealClock{}.NewTicker(d) }, update)
+	base.ReleaseResourcesWith(q, q.res)
 	return q, nil
-}
-
-// rsResources: a restart-safe queue's handle, its metrics goroutine and
-// the gate of its metrics (as the private queues', internal/base), apart
-// from the queue so that its cleanup and goroutine do not hold it.
-type rsResources struct {
-	k        *kq.Handle
-	stopOnce sync.Once
-	stop     chan struct{}
-	done     chan struct{}
-	gate     sync.RWMutex // adds shared; the metrics goroutine alone
-}
-
-func (r *rsResources) release() {
-	r.stopOnce.Do(func() { close(r.stop) })
-	r.k.Close()
 }
 
 // restartSafe is a handle of a named queue, with items of type T.
@@ -118,7 +91,7 @@ type restartSafe[T comparable] struct {
 	metrics queueMetrics[T]
 	retries retryMetrics
 	refused base.Refusals
-	res     *rsResources
+	res     *base.Resources // its handle k, its metrics goroutine
 
 	shuttingDown atomic.Bool
 	mu           sync.Mutex
@@ -169,8 +142,8 @@ func (q *restartSafe[T]) add(item T, flags uint32, d time.Duration) {
 		q.refused.NoteError(fmt.Sprintf("workqueue: restart-safe queue %q: an item", q.name), err)
 		return
 	}
-	q.res.gate.RLock()
-	defer q.res.gate.RUnlock()
+	q.res.Gate.RLock()
+	defer q.res.Gate.RUnlock()
 	out, _, e := q.k.Add(key, flags, d, 0)
 	if e != 0 {
 		q.refused.NoteError(fmt.Sprintf("workqueue: restart-safe queue %q refused an add", q.name), kq.Error("add", e))
@@ -299,9 +272,9 @@ func (q *restartSafe[T]) Get() (item T, shutdown bool) {
 		q.held++
 		q.mu.Unlock()
 		if _, noop := q.metrics.(noMetrics[T]); !noop {
-			q.res.gate.Lock() // after what an add of it under way records
+			q.res.Gate.Lock() // after what an add of it under way records
 			q.metrics.get(it)
-			q.res.gate.Unlock()
+			q.res.Gate.Unlock()
 		}
 		return it, false
 	}
@@ -324,7 +297,7 @@ func (q *restartSafe[T]) Done(item T) {
 // returns shutdown at once, and what is queued stays in the kernel queue.
 func (q *restartSafe[T]) ShutDown() {
 	q.shuttingDown.Store(true)
-	q.res.stopOnce.Do(func() { close(q.res.stop) })
+	q.res.Stop()
 	q.k.Interrupt()
 }
 

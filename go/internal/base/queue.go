@@ -2,7 +2,7 @@
 // priorityqueue are both made of: a private kernel queue (kq) whose items
 // are interned (intern), with its life (made, shut down, let go of by a
 // cleanup), its refused adds, the adds waiting for room (overflow.go),
-// its metrics goroutine (queue.go), and the
+// its metrics goroutine (resources.go), and the
 // item times of client-go's metrics (metrics.go). What differs between
 // the two (the order, priorities, which metrics calls an event makes, how
 // a shutdown treats what is queued) stays in each package.
@@ -11,7 +11,6 @@ package base
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -31,42 +30,13 @@ type Queue[T comparable, M any] struct {
 	KernelLimiter bool // the kernel applies the queue's limiter
 
 	err          error
-	res          *resources
+	res          *Resources
 	ov           *overflow[T, M]
 	refusals     Refusals
 	refusedMsg   string // how a refusal is logged
 	getMsg       string // how a failed Get is
 	shuttingDown atomic.Bool
 	cancels      atomic.Uint64 // ShutDown calls: a drain under way stops
-}
-
-// resources: what a queue holds beyond Go's heap (its kernel handle, its
-// metrics goroutine) and the gate of its metrics, allocated apart from
-// the queue so that the goroutine and the queue's cleanup can hold them
-// without holding the queue (which could then never be collected).
-type resources struct {
-	k         *kq.Handle
-	stopOnce  sync.Once
-	stopCh    chan struct{}
-	loopDone  chan struct{} // the metrics goroutine ended (or none)
-	closeOnce sync.Once
-
-	// gate: adds (a kernel add and what it records) hold it shared; the
-	// metrics goroutine holds it alone while it compares the kernel's
-	// counts with what the adds recorded, so that no add is half done.
-	gate sync.RWMutex
-}
-
-func (r *resources) stop() { r.stopOnce.Do(func() { close(r.stopCh) }) }
-
-// release ends the metrics goroutine and lets go of the kernel queue.
-func (r *resources) release() {
-	r.stop()
-	r.closeOnce.Do(func() {
-		if r.k != nil {
-			r.k.Close()
-		}
-	})
 }
 
 // Options says what kernel queue Init makes, and how its metrics
@@ -89,23 +59,12 @@ type Options struct {
 	NewTicker      func(time.Duration) Ticker
 }
 
-// UnfinishedWorkUpdatePeriod: how often the metrics goroutine updates the
-// unfinished-work gauges (client-go's and controller-runtime's period).
-const UnfinishedWorkUpdatePeriod = 500 * time.Millisecond
-
-// Ticker is a clock's ticker, as time.Ticker (workqueue.Ticker).
-type Ticker interface {
-	C() <-chan time.Time
-	Stop()
-}
-
 // Init makes the kernel queue (kq.NewPrivate) and starts the metrics
 // goroutine. If the kernel queue cannot be made it returns why, and the
 // queue must not be used: the caller makes an in-process queue instead.
 // The caller then calls ReleaseWith on the value that holds the queue.
 func (b *Queue[T, M]) Init(o Options) error {
 	b.In = intern.New[T, M]()
-	b.res = &resources{stopCh: make(chan struct{}), loopDone: make(chan struct{})}
 	b.ov = &overflow[T, M]{b: b}
 	who := o.Pkg
 	if o.Name != "" {
@@ -114,55 +73,19 @@ func (b *Queue[T, M]) Init(o Options) error {
 	b.refusedMsg = who + ": an add was refused"
 	b.getMsg = who + ": a Get failed, reported as shutdown"
 	b.K, b.KernelLimiter, b.err = kq.NewPrivate(o.Flags, o.StarveNs, o.Limiter, o.MaxItems)
-	if b.err != nil {
-		close(b.res.loopDone)
-		return b.err
-	}
-	b.res.k = b.K
-	if o.UnfinishedWork == nil {
-		close(b.res.loopDone)
-		return nil
-	}
-	r, update := b.res, o.UnfinishedWork // not the queue
-	go RunEvery(UnfinishedWorkUpdatePeriod, o.NewTicker, r.stopCh, r.loopDone, func() {
-		r.gate.Lock()
-		defer r.gate.Unlock()
-		qi, e := r.k.Stat()
-		if e != 0 {
-			qi = nil
-		}
-		update(qi)
-	})
-	return nil
+	b.res = NewResources(b.K, o.NewTicker, o.UnfinishedWork)
+	return b.err
 }
 
 // ReleaseWith lets go of b's kernel queue and ends its goroutine once
-// owner, the value that holds b, is unreachable (a cleanup, which unlike
-// a finalizer also runs for an owner in a reference cycle: it holds
-// neither b nor owner).
+// owner, the value that holds b, is unreachable (ReleaseResourcesWith).
 func ReleaseWith[O any, T comparable, M any](owner *O, b *Queue[T, M]) {
-	runtime.AddCleanup(owner, (*resources).release, b.res)
-}
-
-// RunEvery calls fn every period, on a ticker newTicker makes, until stop
-// is closed; then it closes done.
-func RunEvery(period time.Duration, newTicker func(time.Duration) Ticker, stop <-chan struct{}, done chan<- struct{}, fn func()) {
-	defer close(done)
-	t := newTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C():
-			fn()
-		case <-stop:
-			return
-		}
-	}
+	ReleaseResourcesWith(owner, b.res)
 }
 
 // Finalize ends the metrics goroutine and lets go of the kernel queue now.
 func (b *Queue[T, M]) Finalize() {
-	b.res.release()
+	b.res.Release()
 }
 
 // Err says why the kernel queue could not be made, or nil.
@@ -206,8 +129,8 @@ func (b *Queue[T, M]) Add(item T, flags uint32, delay time.Duration, prio int32,
 // kernelAdd: one add in the kernel, through the gate, and what it
 // records; a refusal for good is counted, one for want of room returned.
 func (b *Queue[T, M]) kernelAdd(item T, flags uint32, delay time.Duration, prio int32, then func(m *M, out int, used time.Duration)) syscall.Errno {
-	b.res.gate.RLock()
-	defer b.res.gate.RUnlock()
+	b.res.Gate.RLock()
+	defer b.res.Gate.RUnlock()
 	e := b.In.Acquire(item)
 	out, used, errno := b.K.Add(e.Key[:], flags, delay, prio)
 	var fn func(m *M)
@@ -359,8 +282,8 @@ func (b *Queue[T, M]) Shutdown(flags uint32, cancel bool) {
 		b.shuttingDown.Store(true)
 		return
 	}
-	defer func() { <-b.res.loopDone }()
-	b.res.stop()
+	defer func() { <-b.res.Stopped() }()
+	b.res.Stop()
 	b.shuttingDown.Store(true)
 	if b.K == nil {
 		return
