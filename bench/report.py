@@ -57,6 +57,8 @@ ICOUNT_FIGURES = [
      "go_cycle_ns", "wq_cycle_ns", "<=", 1.3),
     ("i12", "worker loop per key, wq_add + wq_done_get / mqueue send+receive",
      "loop_wq_ns", "loop_mq_ns", "<=", 1.0),
+    ("i13", "one-key ring commands per key (ADD, DONE, GET) / single-key",
+     "uring_cycle_ns", "wq_cycle_ns", None, None),
     ("i14", "batched cycle per key (64 a call: add, get, done) / single-key",
      "batch_cycle_key_ns", "wq_cycle_ns", "<=", 0.25),
 ]
