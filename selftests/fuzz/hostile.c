@@ -267,14 +267,8 @@ static int adds_priority(unsigned int cmd, const unsigned char *s)
 	return !!(flags & WQ_ADD_PRIORITY);
 }
 
-/*
- * A size for an add's struct s that does not end inside its priority: a
- * shorter struct is zero-extended, so a cut priority is its first bytes
- * (-5 sent in 49 bytes of a wq_batch is 251), which no set of cmds.c's
- * holds. Whole, or none of it (then 0).
- */
-uint32_t whole_priority(unsigned int ci, const unsigned char *s,
-			uint32_t size)
+/* A size not ending inside an add's priority: a cut one is its first bytes */
+uint32_t whole_priority(unsigned int ci, const unsigned char *s, uint32_t size)
 {
 	unsigned int cmd = cmds[ci].cmd;
 	uint32_t off = cmd == WQ_IOC_ADD ? offsetof(struct wq_add, priority) :
