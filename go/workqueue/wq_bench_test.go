@@ -9,9 +9,13 @@ package workqueue_test
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
+	"syscall"
 	"testing"
+	"unsafe"
 
+	"wq.dev/go/internal/kq"
 	"wq.dev/go/internal/kqtest"
 	"wq.dev/go/workqueue"
 )
@@ -148,4 +152,53 @@ func BenchmarkWqBenchP1C1(b *testing.B) {
 
 func BenchmarkWqBenchP1C1Standin(b *testing.B) {
 	p1c1(b, newStandin())
+}
+
+// The cycle's layers, for the profile: the same Add, Get, Done through
+// the internal handle (its poller and closures, no interner, no metrics),
+// and as three bare ioctls with their structs made once (Go's system
+// call and nothing else).
+func BenchmarkWqBenchCycleHandle(b *testing.B) {
+	kqtest.NeedKernel(b)
+	h, err := kq.CreateQueue(kq.CreateOpts{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	key, buf := []byte("ns/pod-1"), make([]byte, 8)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.Add(key, 0, 0, 0)
+		n, _, _ := h.Get(buf)
+		h.KeyCall(kq.IocDone, buf[:n], kq.KeyResultState)
+	}
+}
+
+func BenchmarkWqBenchCycleRaw(b *testing.B) {
+	kqtest.NeedKernel(b)
+	fd, err := syscall.Open(kq.DevPath, syscall.O_RDWR|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	c := &kq.Create{Flags: kq.CreatePrivate}
+	key, buf := []byte("ns/pod-1"), make([]byte, 8)
+	a := &kq.Add{KeyLen: 8, Key: unsafe.Pointer(&key[0])}
+	g := &kq.Get{Flags: kq.GetNonblock, Buf: unsafe.Pointer(&buf[0]), BufCap: 8}
+	d := &kq.Key{Flags: kq.KeyResultState, KeyLen: 8, Key: unsafe.Pointer(&buf[0])}
+	ioctl := func(req uintptr, arg unsafe.Pointer) syscall.Errno {
+		_, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+		return e
+	}
+	if e := ioctl(kq.IocCreate, unsafe.Pointer(c)); e != 0 {
+		b.Fatal(e)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ioctl(kq.IocAdd, unsafe.Pointer(a))
+		ioctl(kq.IocGet, unsafe.Pointer(g))
+		ioctl(kq.IocDone, unsafe.Pointer(d))
+	}
+	runtime.KeepAlive(key)
+	runtime.KeepAlive(buf)
 }

@@ -1,12 +1,16 @@
 package workqueue
 
 // A queue's life against the kernel: let go of in a reference cycle, a
-// Get that the kernel fails, queues of this package given to others.
+// Get that the kernel fails, queues of this package given to others, a
+// handle interrupted or closed under its calls.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -88,5 +92,80 @@ func TestWqQueuesGivenToOthersStayKernel(t *testing.T) {
 		if b, err := BackendOf(q); b != BackendKernel {
 			t.Errorf("%s: %v (%v)", what, b, err)
 		}
+	}
+}
+
+// An interrupted handle's Get returns EBADF even with a key ready (it does
+// not take it), and its other calls go on.
+func TestWqHandleInterruptWithKeyReady(t *testing.T) {
+	kqtest.NeedKernel(t)
+	h, err := kq.CreateQueue(kq.CreateOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, _, e := h.Add([]byte("k"), 0, 0, 0); e != 0 {
+		t.Fatal(e)
+	}
+	h.Interrupt()
+	if _, _, e := h.Get(make([]byte, 8)); e != syscall.EBADF {
+		t.Fatalf("Get after Interrupt: %v, want EBADF", e)
+	}
+	qi, e := h.Stat()
+	if e != 0 || qi.Queued != 1 {
+		t.Fatalf("Stat after Interrupt: %v, %d queued, want the key", e, qi.Queued)
+	}
+}
+
+// Close while other goroutines call: each call either runs or returns
+// EBADF, and none runs on the descriptor once Close has returned.
+func TestWqHandleCloseUnderCalls(t *testing.T) {
+	kqtest.NeedKernel(t)
+	h, err := kq.CreateQueue(kq.CreateOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	closed := make(chan struct{})
+	bad := make(chan string, 4)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(k []byte) {
+			defer wg.Done()
+			buf := make([]byte, 8)
+			for {
+				_, _, ea := h.Add(k, 0, 0, 0)
+				_, _, eg := h.Get(buf)
+				_, ed := h.KeyCall(kq.IocDone, k, 0)
+				select {
+				case <-closed:
+					// Close returned before these calls began
+					_, _, ea = h.Add(k, 0, 0, 0)
+					_, _, eg = h.Get(buf)
+					_, ed = h.KeyCall(kq.IocDone, k, 0)
+					if ea != syscall.EBADF || eg != syscall.EBADF || ed != syscall.EBADF {
+						bad <- fmt.Sprintf("after Close: add %v, get %v, done %v", ea, eg, ed)
+					}
+					return
+				default:
+				}
+				for _, e := range []syscall.Errno{ea, eg, ed} {
+					if e != 0 && e != syscall.EBADF && e != syscall.ENOENT {
+						bad <- fmt.Sprintf("call: %v", e)
+						return
+					}
+				}
+			}
+		}([]byte{byte('a' + i)})
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	close(closed)
+	wg.Wait()
+	close(bad)
+	for m := range bad {
+		t.Error(m)
 	}
 }

@@ -8,12 +8,14 @@ package kq
 // holding an OS thread: it asks for a key without waiting and, when there
 // is none, waits for the file to become readable (a key queued, or the
 // queue shutting down). Waiting getters take turns on the file's read
-// lock; the other calls go straight to the kernel.
+// lock; the other calls, and a Get's first try, go straight to the kernel
+// on the descriptor (held open by the handle's gate, not by a closure
+// through the poller: no allocation).
 //
 // The kernel reads and writes keys through the structs' pointers (typed
-// unsafe.Pointer: the garbage collector sees them, and what they point to
-// is on the heap, never on a stack that may move); each is kept alive
-// across its call. 64-bit little-endian Linux with the generic ioctl
+// unsafe.Pointer: the garbage collector sees them); a struct and what it
+// points to may be on the calling goroutine's stack, which does not move
+// during a system call, and each is kept alive across its call. 64-bit little-endian Linux with the generic ioctl
 // encoding only (handle_other.go elsewhere).
 
 import (
@@ -22,6 +24,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -31,6 +34,13 @@ import (
 type Handle struct {
 	f  *os.File
 	rc syscall.RawConn
+	fd uintptr
+
+	// gate is read-held by each direct call; Close takes it to wait for
+	// them, so that the descriptor is never used once closed.
+	gate        sync.RWMutex
+	closed      bool
+	interrupted atomic.Bool // Interrupt: Gets return EBADF
 }
 
 // Error wraps the kernel's errno with the call that got it, so that
@@ -62,7 +72,7 @@ func open(call string, req uintptr, arg unsafe.Pointer) (*Handle, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", call, err)
 	}
-	return &Handle{f: f, rc: rc}, nil
+	return &Handle{f: f, rc: rc, fd: uintptr(fd)}, nil
 }
 
 // devPath is DevPath, where the module's information is read (a test
@@ -171,14 +181,15 @@ func DestroyNamed(name string) error {
 	return nil
 }
 
-// call runs a command that does not wait; EBADF once the handle is closed.
+// call runs a command that does not wait for the poller; EBADF once the
+// handle is closed.
 func (h *Handle) call(req uintptr, arg unsafe.Pointer) (int, syscall.Errno) {
-	var r int
-	e := syscall.EBADF
-	if err := h.rc.Control(func(fd uintptr) { r, e = ioctl(fd, req, arg) }); err != nil {
+	h.gate.RLock()
+	defer h.gate.RUnlock()
+	if h.closed {
 		return -1, syscall.EBADF
 	}
-	return r, e
+	return ioctl(h.fd, req, arg)
 }
 
 // Add adds key with flags (Add*): delay with AddAfter, prio with
@@ -232,6 +243,21 @@ func (h *Handle) KeyState(key []byte) (KeyInfo, syscall.Errno) {
 // queue is empty: the key's length and priority. ESHUTDOWN once the queue
 // shuts down and is empty; EBADF once the handle is closed.
 func (h *Handle) Get(buf []byte) (int, int32, syscall.Errno) {
+	if h.interrupted.Load() {
+		return 0, 0, syscall.EBADF
+	}
+	g := Get{Flags: GetNonblock, Buf: unsafe.Pointer(&buf[0]), BufCap: uint32(len(buf))}
+	n, e := h.call(IocGet, unsafe.Pointer(&g))
+	runtime.KeepAlive(buf)
+	if e != syscall.EAGAIN {
+		return n, g.Priority, e
+	}
+	return h.waitGet(buf)
+}
+
+// waitGet is Get of an empty queue: its tries, between waits for the
+// file to be readable, go through the poller.
+func (h *Handle) waitGet(buf []byte) (int, int32, syscall.Errno) {
 	g := &Get{}
 	n, e := 0, syscall.Errno(0)
 	err := h.rc.Read(func(fd uintptr) bool {
@@ -293,12 +319,16 @@ func (h *Handle) Stat() (*QueueInfo, syscall.Errno) {
 // other calls): how a queue that leaves its kernel queue running stops
 // its getters.
 func (h *Handle) Interrupt() {
+	h.interrupted.Store(true)
 	h.f.SetReadDeadline(time.Unix(1, 0))
 }
 
 // Close lets go of the handle: keys it took and did not finish go back to
 // the queue, and a private queue is freed. Idempotent.
 func (h *Handle) Close() error {
+	h.gate.Lock()
+	h.closed = true
+	h.gate.Unlock()
 	if err := h.f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		return err
 	}
