@@ -471,16 +471,14 @@ static inline void *wqt_bg_fn(void *p)
 	return NULL;
 }
 
-/* Starts the call on fd in a new thread; pthread_create()'s result. */
+/*
+ * Starts the call on fd in a new thread, from a fresh record (nothing
+ * returned, no result); pthread_create()'s result.
+ */
 static inline int wqt_bg_start(struct wqt_bg *b, enum wqt_call call, int fd,
 			       int timeout_ms)
 {
-	b->call = call;
-	b->fd = fd;
-	b->timeout_ms = timeout_ms;
-	b->ret = 0;
-	b->took_ns = 0;
-	atomic_store(&b->returned, 0);
+	*b = (struct wqt_bg){ .call = call, .fd = fd, .timeout_ms = timeout_ms };
 	return pthread_create(&b->th, NULL, wqt_bg_fn, b);
 }
 
