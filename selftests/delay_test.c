@@ -28,9 +28,7 @@ TEST_F(delay, d1_simple)
 	t0 = now_ns();
 	ASSERT_EQ(0, AFTER(self->fd, "foo", d));
 	n = wq_len(self->fd);
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	t = now_ns();
-	if (t < t0 + d) {
+	if (STAT_BEFORE(self->fd, st, t0 + d)) {
 		EXPECT_EQ(0, n);
 		EXPECT_STATS_OF(st, STAT(waiting, 1), STAT(queued, 0),
 				STAT(keys, 1));
@@ -75,8 +73,7 @@ TEST_F(delay, d2_later_does_not_postpone)
 	ASSERT_EQ(0, AFTER(self->fd, "foo", LONG_DELAY));
 	t1 = now_ns();
 	SKIP_IF_STALLED(t1 >= t0 + d, "the first AddAfter may have fired");
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	if (now_ns() < t0 + d)
+	if (STAT_BEFORE(self->fd, st, t0 + d))
 		EXPECT_STATS_OF(st, STAT(queued, 0), STAT(waiting, 1),
 				STAT(keys, 1));
 	EXPECT_GET_AFTER(self->fd, "foo", t0 + d);
@@ -309,17 +306,15 @@ TEST_F(delay, add_while_waiting_coalesces)
 {
 	const int64_t d = 400 * MS;
 	struct wq_stats st;
-	int64_t t0, t;
+	int64_t t0;
 
 	t0 = now_ns();
 	ASSERT_EQ(0, AFTER(self->fd, "k", d));
 	ASSERT_EQ(0, ADD(self->fd, "k"));
 	ASSERT_EQ(1, wq_len(self->fd));
-	ASSERT_EQ(0, wqt_stat(self->fd, &st));
-	t = now_ns();
-	EXPECT_STATS_OF(st, STAT(queued, 1), STAT(keys, 1));
-	if (t < t0 + d)
+	if (STAT_BEFORE(self->fd, st, t0 + d))
 		EXPECT_EQ(1U, st.waiting) TH_LOG("the add cancelled the waiting copy");
+	EXPECT_STATS_OF(st, STAT(queued, 1), STAT(keys, 1));
 	/* the waiting copy fires (never early) ... */
 	EXPECT_FIRED_AFTER(self->fd, waiting, 0U, t0 + d, "k");
 	/* ... into the queued copy */

@@ -26,18 +26,12 @@ trap 'rm -f "$out"' EXIT
 example() {
 	timeout 120 "$D/$1" >"$out" 2>&1
 	rc=$?
-	[ "$rc" -eq 0 ] && return 0
-	echo "# $1 exited $rc:"
-	sed 's/^/#   /' "$out"
-	return 1
+	[ "$rc" -eq 0 ] || explain "$out" "$1 exited $rc:"
 }
 
 # shows LINE: the output has exactly LINE
 shows() {
-	grep -qxF -- "$1" "$out" && return 0
-	echo "# no line '$1' in:"
-	sed 's/^/#   /' "$out"
-	return 1
+	grep -qxF -- "$1" "$out" || explain "$out" "no line '$1' in:"
 }
 
 check "shed runs" example shed

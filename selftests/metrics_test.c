@@ -39,6 +39,26 @@ static uint64_t count_below(const struct wq_histogram *h, uint64_t ns)
 	return n;
 }
 
+/* METRIC(field, value), for EXPECT_METRICS; field must be a uint64_t. */
+#define METRIC(f, v)	WQT_WANT(struct wq_metrics, f, 8, (uint64_t)(v))
+
+/* Each counter named of the struct wq_metrics m is as wanted (EXPECT). */
+#define EXPECT_METRICS(m, ...)	EXPECT_FIELDS_OF("metric", m, __VA_ARGS__)
+
+/*
+ * A duration histogram after known observations: count of them, summing
+ * to at least sum_ms, and at most max_short of them below short_ms.
+ */
+static void expect_durations(struct __test_metadata *_metadata,
+			     const struct wq_histogram *h, uint64_t count,
+			     uint64_t sum_ms, uint64_t short_ms,
+			     uint64_t max_short)
+{
+	EXPECT_EQ(count, h->count);
+	EXPECT_LE(sum_ms * MSEC, h->sum_ns);
+	EXPECT_GE(max_short, count_below(h, short_ms * MSEC));
+}
+
 /* M2 TestMetrics, in real time. */
 TEST_F(metrics, client_go_sequence)
 {
@@ -61,9 +81,7 @@ TEST_F(metrics, client_go_sequence)
 	wqt_sleep_ms(50);
 	ASSERT_EQ(3, get_str(self->fd, buf, sizeof(buf), 0));
 	m = get_metrics(self->fd);
-	EXPECT_EQ(1, m.queue_duration.count);
-	EXPECT_LE(50 * MSEC, m.queue_duration.sum_ns);
-	EXPECT_EQ(0, count_below(&m.queue_duration, 50 * MSEC));
+	expect_durations(_metadata, &m.queue_duration, 1, 50, 50, 0);
 	EXPECT_EQ(0, m.depth);
 
 	/* 3. Add(foo) x5 while processing: adds 2, depth 1, Len 0 */
@@ -80,18 +98,14 @@ TEST_F(metrics, client_go_sequence)
 	wqt_sleep_ms(25);
 	ASSERT_EQ(0, DONE(self->fd, "foo"));
 	m = get_metrics(self->fd);
-	EXPECT_EQ(1, m.work_duration.count);
-	EXPECT_LE(25 * MSEC, m.work_duration.sum_ns);
-	EXPECT_EQ(0, count_below(&m.work_duration, 25 * MSEC));
+	expect_durations(_metadata, &m.work_duration, 1, 25, 25, 0);
 	EXPECT_EQ(1, m.depth);
 	EXPECT_EQ(2, m.adds_total);
 
 	/* 5. Get: the second queue_duration runs from the re-add (>= 25 ms) */
 	ASSERT_EQ(3, get_str(self->fd, buf, sizeof(buf), 0));
 	m = get_metrics(self->fd);
-	EXPECT_EQ(2, m.queue_duration.count);
-	EXPECT_LE(75 * MSEC, m.queue_duration.sum_ns);
-	EXPECT_EQ(0, count_below(&m.queue_duration, 25 * MSEC));
+	expect_durations(_metadata, &m.queue_duration, 2, 75, 25, 0);
 	EXPECT_EQ(0, m.depth);
 
 	/* 6. 100 ms later: unfinished work and longest running >= 100 ms */
@@ -104,15 +118,11 @@ TEST_F(metrics, client_go_sequence)
 	/* 7. Done: the second work_duration (>= 100 ms); nothing in flight */
 	ASSERT_EQ(0, DONE(self->fd, "foo"));
 	m = get_metrics(self->fd);
-	EXPECT_EQ(2, m.work_duration.count);
-	EXPECT_LE(125 * MSEC, m.work_duration.sum_ns);
-	EXPECT_GE(1, count_below(&m.work_duration, 100 * MSEC));
-	EXPECT_EQ(0, m.unfinished_work_ns);
-	EXPECT_EQ(0, m.longest_running_ns);
-	EXPECT_EQ(0, m.depth);
-	EXPECT_EQ(2, m.adds_total);
-	EXPECT_EQ(0, m.retries_total);
-	EXPECT_EQ(0, m.processing);
+	expect_durations(_metadata, &m.work_duration, 2, 125, 100, 1);
+	EXPECT_METRICS(m, METRIC(unfinished_work_ns, 0),
+		       METRIC(longest_running_ns, 0), METRIC(depth, 0),
+		       METRIC(adds_total, 2), METRIC(retries_total, 0),
+		       METRIC(processing, 0));
 }
 
 /* Unfinished work sums the ages; longest running is the oldest's. */
@@ -171,12 +181,9 @@ TEST_F(metrics, depth_is_dirty_not_len)
 	ASSERT_EQ(0, ADD(self->fd, "b"));		/* coalesced */
 	ASSERT_EQ(0, AFTER(self->fd, "c", 3600ULL * 1000 * MSEC)); /* waiting */
 	m = get_metrics(self->fd);
-	EXPECT_EQ(2, m.depth);
-	EXPECT_EQ(1, m.queued);
-	EXPECT_EQ(1, m.processing);
-	EXPECT_EQ(1, m.waiting);
-	EXPECT_EQ(3, m.adds_total);
-	EXPECT_EQ(1, m.retries_total);
+	EXPECT_METRICS(m, METRIC(depth, 2), METRIC(queued, 1),
+		       METRIC(processing, 1), METRIC(waiting, 1),
+		       METRIC(adds_total, 3), METRIC(retries_total, 1));
 	EXPECT_EQ(1, wq_len(self->fd));
 	ASSERT_EQ(0, DONE(self->fd, "a"));		/* queued again */
 	m = get_metrics(self->fd);
@@ -196,8 +203,7 @@ TEST(retries_total)
 
 	if (!wqt_have_dev())
 		SKIP(return, "/dev/wq missing");
-	wqt_name(name, "retries");
-	fd = wq_create(name, &attr);
+	fd = wqt_create_named(name, "retries", &attr);
 	ASSERT_LE(0, fd);
 
 	ASSERT_EQ(0, AFTER(fd, "zero", 0));		/* an Add, and a retry */
@@ -255,8 +261,7 @@ TEST(refused_total)
 
 	if (!wqt_have_dev())
 		SKIP(return, "/dev/wq missing");
-	wqt_name(name, "refused");
-	fd = wq_create(name, &attr);
+	fd = wqt_create_named(name, "refused", &attr);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ADD(fd, "a"));
 	ASSERT_EQ(0, ADD(fd, "b"));

@@ -189,6 +189,8 @@ struct nsdev {
 	struct handshake hs;
 	int fd;			/* the child's /dev/wq descriptor (or -1) */
 	int share;		/* leave it open for the parent to take */
+	long shmem_before;	/* Shmem (KiB) before it, -1 if not known */
+	struct stat nsst;	/* the namespace's inode */
 };
 
 static int make_ns(void *arg)
@@ -216,22 +218,24 @@ static int make_ns(void *arg)
 }
 
 /*
- * Starts make_ns() and waits for its word: its pid (-1 on failure), its
- * namespace's inode in nsst, its /dev/wq descriptor number in d->fd.
+ * Notes Shmem in d->shmem_before (none: -1, nothing started), then starts
+ * make_ns() and waits for its word: its pid (-1 on failure), its
+ * namespace's inode in d->nsst, its /dev/wq descriptor number in d->fd.
  */
-static pid_t ns_start(struct nsdev *d, struct stat *nsst)
+static pid_t ns_start(struct nsdev *d)
 {
 	char path[64];
 	pid_t pid;
 
-	if (hs_init(&d->hs))
+	d->shmem_before = shmem_kb();
+	if (d->shmem_before < 0 || hs_init(&d->hs))
 		return -1;
 	pid = wqt_spawn(make_ns, d);
 	if (pid < 0 ||
 	    read(d->hs.up[0], &d->fd, sizeof(d->fd)) != sizeof(d->fd))
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/ns/ipc", (int)pid);
-	return stat(path, nsst) ? -1 : pid;
+	return stat(path, &d->nsst) ? -1 : pid;
 }
 
 /* Shmem with the segment, and after it is gone, from the value before. */
@@ -247,21 +251,19 @@ static pid_t ns_start(struct nsdev *d, struct stat *nsst)
 TEST_F(ns, nothing_outlives_the_namespace)
 {
 	struct nsdev d = { .share = 0 };
-	struct stat nsst;
-	long before;
 	pid_t pid;
 
-	before = shmem_kb();
-	if (before < 0)
+	pid = ns_start(&d);
+	if (d.shmem_before < 0)
 		SKIP(return, "no Shmem in /proc/meminfo");
-	pid = ns_start(&d, &nsst);
 	ASSERT_GT(pid, 0);
-	EXPECT_GE(shmem_kb(), SHM_HELD(before));
+	EXPECT_GE(shmem_kb(), SHM_HELD(d.shmem_before));
 	ASSERT_EQ(0, hs_send(d.hs.down[1]));
 	EXPECT_EQ(0, wqt_wait_child(pid, 30000));
 	/* freed by the kernel's own work once the last reference went */
-	EXPECT_LT(shmem_below(SHM_GONE(before), 30000), SHM_GONE(before));
-	EXPECT_EQ(0, wqt_debugfs_lists("nsq", nsst.st_ino) > 0 ? 1 : 0);
+	EXPECT_LT(shmem_below(SHM_GONE(d.shmem_before), 30000),
+		  SHM_GONE(d.shmem_before));
+	EXPECT_EQ(0, wqt_debugfs_lists("nsq", d.nsst.st_ino) > 0 ? 1 : 0);
 }
 
 /*
@@ -274,15 +276,12 @@ TEST_F(ns, nothing_outlives_the_namespace)
 TEST_F(ns, a_file_keeps_its_namespace)
 {
 	struct nsdev d = { .share = 1 };
-	struct stat nsst;
 	int pidfd, dev, fd;
-	long before;
 	pid_t pid;
 
-	before = shmem_kb();
-	if (before < 0)
+	pid = ns_start(&d);
+	if (d.shmem_before < 0)
 		SKIP(return, "no Shmem in /proc/meminfo");
-	pid = ns_start(&d, &nsst);
 	ASSERT_GT(pid, 0);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	ASSERT_GE(pidfd, 0);
@@ -294,11 +293,11 @@ TEST_F(ns, a_file_keeps_its_namespace)
 
 	/* no task is in the namespace; the file holds it, and its queue */
 	wqt_sleep_ms(500);
-	EXPECT_GE(shmem_kb(), SHM_HELD(before));
+	EXPECT_GE(shmem_kb(), SHM_HELD(d.shmem_before));
 	EXPECT_EQ(1, wq_len(dev));
 	EXPECT_EQ(-ENOENT, wq_open("nsq"));		/* not ours */
-	if (wqt_debugfs_lists("nsq", nsst.st_ino) >= 0)
-		EXPECT_EQ(1, wqt_debugfs_lists("nsq", nsst.st_ino));
+	if (wqt_debugfs_lists("nsq", d.nsst.st_ino) >= 0)
+		EXPECT_EQ(1, wqt_debugfs_lists("nsq", d.nsst.st_ino));
 
 	/* the parent's own files see the parent's names: "nsq" is free */
 	fd = wq_create("nsq", NULL);
@@ -308,8 +307,9 @@ TEST_F(ns, a_file_keeps_its_namespace)
 	wq_close(fd);
 
 	close(dev);
-	EXPECT_LT(shmem_below(SHM_GONE(before), 30000), SHM_GONE(before));
-	EXPECT_EQ(0, wqt_debugfs_lists("nsq", nsst.st_ino) > 0 ? 1 : 0);
+	EXPECT_LT(shmem_below(SHM_GONE(d.shmem_before), 30000),
+		  SHM_GONE(d.shmem_before));
+	EXPECT_EQ(0, wqt_debugfs_lists("nsq", d.nsst.st_ino) > 0 ? 1 : 0);
 }
 
 /* ---- ns_max_queues ---------------------------------------------------- */

@@ -135,16 +135,14 @@ TEST_F(rl, bucket_not_per_key)
 /* Tokens come back at QPS: after 150ms an empty bucket:10:1 has one. */
 TEST_F(rl, bucket_refills)
 {
-	int64_t t0, el;
 	uint64_t d;
+	int64_t el;
 	int fd;
 
 	NEWQ(fd, "bucket:10:1", 0);
 	EXPECT_DELAY(fd, "a", 0);
 	wqt_sleep_ms(150);
-	t0 = now_ns();
-	EXPECT_DELAY(fd, "b", 0);
-	d = arl_since(_metadata, fd, "c", t0, &el);
+	d = arl_after(_metadata, fd, "b", 0, "c", &el);
 	expect_bucket_delay(_metadata, d, 100 * MS, el);
 }
 
@@ -194,14 +192,12 @@ TEST_F(rl, bucket_fractional_qps)
  * delay was larger. */
 TEST_F(rl, max_of_asks_every_term)
 {
-	int64_t t0, el;
 	uint64_t d;
+	int64_t el;
 	int fd;
 
 	NEWQ(fd, "fastslow:1ms:1ms:1000,bucket:10:1", 0);
-	t0 = now_ns();
-	EXPECT_DELAY(fd, "a", 1 * MS);
-	d = arl_since(_metadata, fd, "b", t0, &el);
+	d = arl_after(_metadata, fd, "a", 1 * MS, "b", &el);
 	ASSERT_GE((uint64_t)(100 * MS), d);
 	ASSERT_LE((uint64_t)(1 * MS), d);
 	SKIP_IF_STALLED(el >= 99 * MS, "100ms between the calls");

@@ -33,6 +33,14 @@ skip() {
 	echo "ok $n $* # SKIP guest stalled"
 }
 
+# explain FILE WHAT: why a check failed: "# WHAT", then FILE indented;
+# false, for the check
+explain() {
+	echo "# $2"
+	sed 's/^/#   /' "$1"
+	return 1
+}
+
 # check DESCRIPTION COMMAND...: one test point from the command's status
 check() {
 	desc=$1

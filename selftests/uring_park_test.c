@@ -10,6 +10,7 @@
  * try takes nothing passes its wake-up on (ring and ioctl).
  */
 #include "wq_test_util.h"
+#include "wq_test_jobs.h"
 #include "wq_test_uring.h"
 #include "wq_test_users.h"
 
@@ -563,31 +564,28 @@ TEST_F_TIMEOUT(many, a_woken_get_that_fails_passes_its_wake_up_on, 60)
 	EXPECT_QUEUE_EMPTY(self->fd);
 }
 
-struct small_get { int fd; ssize_t ret; char buf[200]; };
-
-static void *get_small(void *arg)
+/* A blocking wq_get into 200 bytes, more than the module's probe takes. */
+static long get_small(struct wqt_job *j)
 {
-	struct small_get *g = arg;
+	static char buf[200];
 
-	g->ret = wq_get(g->fd, g->buf, sizeof(g->buf), -1);
-	return NULL;
+	return wq_get(j->fd, buf, sizeof(buf), -1);
 }
 
 /* The ioctl twin: the first get's buffer beyond the probe's, below the key. */
 TEST_F_TIMEOUT(many, an_ioctl_get_that_fails_passes_its_wake_up_on, 60)
 {
-	struct small_get g = { .fd = self->fd };
 	static char key[301];
+	struct wqt_job g;
 	struct wqt_bg bg;
-	pthread_t t;
 
-	ASSERT_EQ(0, pthread_create(&t, NULL, get_small, &g));
+	ASSERT_EQ(0, wqt_job_start(&g, get_small, self->fd, -1));
 	ASSERT_TRUE(wqt_parked(0, 1));
 	ASSERT_EQ(0, wqt_bg_start(&bg, WQT_GET, self->fd, -1));
 	ASSERT_TRUE(wqt_parked(0, 2));
 	memset(key, 'y', sizeof(key) - 1);
 	ASSERT_EQ(0, ADD(self->fd, key));
-	ASSERT_EQ(0, pthread_join(t, NULL));
+	ASSERT_TRUE(wqt_job_wait(&g, UPPER_MS)) TH_LOG("the first get slept on");
 	EXPECT_EQ(-EMSGSIZE, g.ret);
 	ASSERT_TRUE(bg_woken(&bg, self->fd)) TH_LOG("the second get slept on");
 	EXPECT_EQ(300, bg.ret);

@@ -65,6 +65,21 @@ static inline uint64_t arl_since(struct __test_metadata *_metadata, int fd,
 	return d;
 }
 
+/*
+ * wq_add_rate_limited of first, which must get delay want, then of s:
+ * returns s's delay, and in *elapsed the time from just before the first
+ * call to just after the second (what a bucket refilled meanwhile).
+ */
+static inline uint64_t arl_after(struct __test_metadata *_metadata, int fd,
+				 const char *first, uint64_t want,
+				 const char *s, int64_t *elapsed)
+{
+	int64_t t0 = now_ns();
+
+	EXPECT_DELAY(fd, first, want);
+	return arl_since(_metadata, fd, s, t0, elapsed);
+}
+
 /* Failure #i (0-based) of n in a row of key s: delay want. */
 static inline void expect_delay_i(struct __test_metadata *_metadata, int fd,
 				  const char *s, uint64_t want, int i, int n)

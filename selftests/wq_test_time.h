@@ -116,6 +116,15 @@ static inline int wait_len(int fd, int want)
 
 /* ---- timing expectations -------------------------------------------------- */
 
+/*
+ * wq_stat of fd into st, which must succeed; true if the call ended before
+ * t (ns), so that a key waiting until t is known not to have fired in st.
+ */
+#define STAT_BEFORE(fd, st, t) ({					\
+		ASSERT_EQ(0, wqt_stat(fd, &(st)));			\
+		now_ns() < (t);						\
+	})
+
 /* The guest stalled for so long that a check's premise does not hold. */
 #define SKIP_IF_STALLED(cond, what)					\
 	do {								\

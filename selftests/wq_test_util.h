@@ -127,46 +127,72 @@ static inline int wqt_stat(int fd, struct wq_stats *st)
 	return wq_stat(fd, st);
 }
 
-/* A new queue with max_items (0: the module default), named by wqt_name()
- * into name; its fd or the error. */
+/* A new queue with *attr (NULL: the defaults), named by wqt_name() into
+ * name; its fd or the error. */
+static inline int wqt_create_named(char name[WQ_NAME_MAX], const char *tag,
+				   const struct wq_attr *attr)
+{
+	wqt_name(name, tag);
+	return wq_create(name, attr);
+}
+
+/* The same with max_items (0: the module default). */
 static inline int wqt_create_bounded(char name[WQ_NAME_MAX], const char *tag,
 				     uint32_t max_items)
 {
 	struct wq_attr attr = { .max_items = max_items };
 
-	wqt_name(name, tag);
-	return wq_create(name, &attr);
+	return wqt_create_named(name, tag, &attr);
 }
 
 /* ---- expected counters -------------------------------------------------- */
 
-/* A uint32_t counter of struct wq_stats and the value it should have. */
+/* A counter of a struct (size bytes at off) and the value it should have. */
 struct wqt_want {
 	const char *name;
 	size_t off;
-	uint32_t value;
+	size_t size;		/* 4 or 8 */
+	uint64_t value;
 };
 
-/* STAT(field, value), for EXPECT_STATS; field must be a uint32_t counter. */
-#define STAT(f, v) {							\
+/* A counter field of type, which must be size bytes, and its value. */
+#define WQT_WANT(type, f, sz, v) {					\
 		#f,							\
-		offsetof(struct wq_stats, f) + 0 *			\
-		sizeof(char[sizeof(((struct wq_stats *)0)->f) == 4 ? 1 : -1]), \
-		(uint32_t)(v),						\
+		offsetof(type, f) + 0 *					\
+		sizeof(char[sizeof(((type *)0)->f) == (sz) ? 1 : -1]),	\
+		sz, v,							\
 	}
 
-/* Each counter of the struct wq_stats st is as wanted (EXPECT). */
-#define EXPECT_STATS_OF(st, ...) do {					\
+/* STAT(field, value), for EXPECT_STATS; field must be a uint32_t counter. */
+#define STAT(f, v)	WQT_WANT(struct wq_stats, f, 4, (uint32_t)(v))
+
+static inline uint64_t wqt_want_seen(const void *obj,
+				     const struct wqt_want *w)
+{
+	uint32_t v32;
+	uint64_t v64;
+
+	if (w->size == 4) {
+		memcpy(&v32, (const char *)obj + w->off, sizeof(v32));
+		return v32;
+	}
+	memcpy(&v64, (const char *)obj + w->off, sizeof(v64));
+	return v64;
+}
+
+/* Each counter of the struct obj is as wanted (EXPECT); what names them. */
+#define EXPECT_FIELDS_OF(what, obj, ...) do {				\
 		const struct wqt_want _w[] = { __VA_ARGS__ };		\
 		size_t _i;						\
 		for (_i = 0; _i < ARRAY_SIZE(_w); _i++) {		\
-			uint32_t _seen;					\
-			memcpy(&_seen, (const char *)&(st) + _w[_i].off, \
-			       sizeof(_seen));				\
+			uint64_t _seen = wqt_want_seen(&(obj), &_w[_i]);	\
 			EXPECT_EQ(_w[_i].value, _seen)			\
-				TH_LOG("stat %s", _w[_i].name);		\
+				TH_LOG("%s %s", what, _w[_i].name);	\
 		}							\
 	} while (0)
+
+/* Each counter of the struct wq_stats st is as wanted (EXPECT). */
+#define EXPECT_STATS_OF(st, ...)	EXPECT_FIELDS_OF("stat", st, __VA_ARGS__)
 
 /*
  * EXPECT_STATS(fd, STAT(queued, 1), STAT(keys, 2), ...): wq_stat of fd
@@ -445,16 +471,14 @@ static inline void *wqt_bg_fn(void *p)
 	return NULL;
 }
 
-/* Starts the call on fd in a new thread; pthread_create()'s result. */
+/*
+ * Starts the call on fd in a new thread, from a fresh record (nothing
+ * returned, no result); pthread_create()'s result.
+ */
 static inline int wqt_bg_start(struct wqt_bg *b, enum wqt_call call, int fd,
 			       int timeout_ms)
 {
-	b->call = call;
-	b->fd = fd;
-	b->timeout_ms = timeout_ms;
-	b->ret = 0;
-	b->took_ns = 0;
-	atomic_store(&b->returned, 0);
+	*b = (struct wqt_bg){ .call = call, .fd = fd, .timeout_ms = timeout_ms };
 	return pthread_create(&b->th, NULL, wqt_bg_fn, b);
 }
 

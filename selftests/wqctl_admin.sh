@@ -23,7 +23,7 @@ P=/sys/module/wq/parameters
 
 # json_is PATH VALUE: the field of the last run's stdout
 json_is() {
-	got=$($J "$1" <"$out") || { echo "# not JSON, or no $1:"; sed 's/^/#   /' "$out"; return 1; }
+	got=$($J "$1" <"$out") || { explain "$out" "not JSON, or no $1:"; return; }
 	[ "$got" = "$2" ] && return 0
 	echo "# $1: '$got', expected '$2'"
 	return 1

@@ -66,10 +66,8 @@ reaped() {
 	fi
 	wait "$1"
 	rc=$?
-	[ "$rc" -eq "$2" ] && return 0
-	echo "# background wqctl exited $rc, expected $2:"
-	sed 's/^/#   /' "$bg"
-	return 1
+	[ "$rc" -eq "$2" ] ||
+		explain "$bg" "background wqctl exited $rc, expected $2:"
 }
 
 # lines FILE N: FILE has N lines

@@ -56,10 +56,7 @@ run_in() {
 
 # err_has TEXT: stderr of the last run contains TEXT
 err_has() {
-	grep -qF -- "$1" "$err" && return 0
-	echo "# stderr has no '$1':"
-	sed 's/^/#   /' "$err"
-	return 1
+	grep -qF -- "$1" "$err" || explain "$err" "stderr has no '$1':"
 }
 
 # out_is TEXT: stdout of the last run is exactly TEXT (one line)

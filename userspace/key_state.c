@@ -56,11 +56,7 @@ int wq_key_state(int fd, const void *key, size_t len, struct wq_key_state *st)
 int wq_cancel_after(int fd, const void *key, size_t len)
 {
 	struct wq_key k;
+	int ret = wq_key_arg(&k, key, len);
 
-	if (!wq_key_len_valid(len))
-		return -EINVAL;
-	memset(&k, 0, sizeof(k));
-	k.key_len = (uint32_t)len;
-	k.key = (uintptr_t)key;
-	return wq_key_calls_ioctl(fd, WQ_IOC_CANCEL_AFTER, &k);
+	return ret ? ret : wq_key_calls_ioctl(fd, WQ_IOC_CANCEL_AFTER, &k);
 }

@@ -187,14 +187,10 @@ static int wq_key_call(int fd, unsigned long cmd, const void *key, size_t len,
 		       uint64_t *out)
 {
 	struct wq_key k;
-	int ret;
+	int ret = wq_key_arg(&k, key, len);
 
-	if (!wq_key_len_valid(len))
-		return -EINVAL;
-	memset(&k, 0, sizeof(k));
-	k.key_len = (uint32_t)len;
-	k.key = (uintptr_t)key;
-	ret = wq_ioctl(fd, cmd, &k);
+	if (!ret)
+		ret = wq_ioctl(fd, cmd, &k);
 	if (ret < 0)
 		return ret;
 	if (out)

@@ -53,6 +53,17 @@ static inline bool wq_key_len_valid(size_t len)
 	return len >= 1 && len <= WQ_KEY_MAX;
 }
 
+/* The struct wq_key of a call on key, flags and value 0; -EINVAL: no key. */
+static inline int wq_key_arg(struct wq_key *k, const void *key, size_t len)
+{
+	if (!wq_key_len_valid(len))
+		return -EINVAL;
+	memset(k, 0, sizeof(*k));
+	k->key_len = (uint32_t)len;
+	k->key = (uintptr_t)key;
+	return 0;
+}
+
 /* The clock of every deadline_ns in the ABI. */
 static inline uint64_t wq_now_ns(void)
 {

@@ -44,39 +44,77 @@ static void print_list(const struct wq_stats *st, size_t n)
 		       st[i].limiter);
 }
 
+/* How the fields of a queue's statistics are written: text or JSON. */
+struct stats_writer {
+	void (*str)(const char *k, const char *v);
+	void (*num)(const char *k, uint64_t v);
+	void (*flag)(const char *k, bool v);
+};
+
 /*
- * A queue's statistics as one JSON object: the fields of the text of
- * 'wqctl stat', with the same names; yes/no as true/false, mode as octal
- * text ("0600"). list --json gives one a queue.
+ * A queue's statistics, field by field, in the order and with the names
+ * of 'wqctl stat'; mode as octal text ("0600"). One list for the text and
+ * the JSON, so the two cannot drift apart.
  */
-static void json_stats(const struct wq_stats *st)
+static void write_stats(const struct wq_stats *st,
+			const struct stats_writer *w)
 {
 	char mode[8];
 
 	snprintf(mode, sizeof(mode), "%04o", st->mode & 07777);
+	w->str("name", st->name);
+	w->num("id", st->id);
+	w->str("limiter", st->limiter);
+	w->num("queued", st->queued);
+	w->num("processing", st->processing);
+	w->num("waiting", st->waiting);
+	w->num("dirty", st->dirty);
+	w->num("keys", st->keys);
+	w->num("tracked", st->tracked);
+	w->num("max_tracked", st->max_tracked);
+	w->num("max_items", st->max_items);
+	w->num("handles", st->handles);
+	w->num("uid", st->uid);
+	w->num("gid", st->gid);
+	w->str("mode", mode);
+	w->flag("shutting_down", st->shutting_down);
+	w->flag("draining", st->draining);
+	w->flag("unlinked", st->unlinked);
+	w->flag("priority", st->priority);
+	w->num("adds", st->adds);
+	w->num("retries", st->retries);
+	w->num("evicted", st->evicted);
+}
+
+static void text_str(const char *k, const char *v)
+{
+	printf("%s: %s\n", k, v);
+}
+
+static void text_num(const char *k, uint64_t v)
+{
+	printf("%s: %llu\n", k, (unsigned long long)v);
+}
+
+static void text_flag(const char *k, bool v)
+{
+	text_str(k, yes_no(v));
+}
+
+/* The text of 'wqctl stat': "FIELD: VALUE" lines, yes/no for the flags. */
+static const struct stats_writer text_writer = {
+	.str = text_str, .num = text_num, .flag = text_flag,
+};
+
+/* One JSON object a queue (list --json: one each); true/false flags. */
+static const struct stats_writer json_writer = {
+	.str = json_str, .num = json_u64, .flag = json_bool,
+};
+
+static void json_stats(const struct wq_stats *st)
+{
 	json_object();
-	json_str("name", st->name);
-	json_u64("id", st->id);
-	json_str("limiter", st->limiter);
-	json_u64("queued", st->queued);
-	json_u64("processing", st->processing);
-	json_u64("waiting", st->waiting);
-	json_u64("dirty", st->dirty);
-	json_u64("keys", st->keys);
-	json_u64("tracked", st->tracked);
-	json_u64("max_tracked", st->max_tracked);
-	json_u64("max_items", st->max_items);
-	json_u64("handles", st->handles);
-	json_u64("uid", st->uid);
-	json_u64("gid", st->gid);
-	json_str("mode", mode);
-	json_bool("shutting_down", st->shutting_down);
-	json_bool("draining", st->draining);
-	json_bool("unlinked", st->unlinked);
-	json_bool("priority", st->priority);
-	json_u64("adds", st->adds);
-	json_u64("retries", st->retries);
-	json_u64("evicted", st->evicted);
+	write_stats(st, &json_writer);
 	json_end_object();
 }
 
@@ -151,27 +189,6 @@ int cmd_stat(struct ctx *c)
 		json_stats(&st);
 		return RC_OK;
 	}
-	printf("name: %s\n", st.name);
-	printf("id: %llu\n", (unsigned long long)st.id);
-	printf("limiter: %s\n", st.limiter);
-	printf("queued: %u\n", st.queued);
-	printf("processing: %u\n", st.processing);
-	printf("waiting: %u\n", st.waiting);
-	printf("dirty: %u\n", st.dirty);
-	printf("keys: %u\n", st.keys);
-	printf("tracked: %u\n", st.tracked);
-	printf("max_tracked: %u\n", st.max_tracked);
-	printf("max_items: %u\n", st.max_items);
-	printf("handles: %u\n", st.handles);
-	printf("uid: %u\n", st.uid);
-	printf("gid: %u\n", st.gid);
-	printf("mode: %04o\n", st.mode);
-	printf("shutting_down: %s\n", yes_no(st.shutting_down));
-	printf("draining: %s\n", yes_no(st.draining));
-	printf("unlinked: %s\n", yes_no(st.unlinked));
-	printf("priority: %s\n", yes_no(st.priority));
-	printf("adds: %llu\n", (unsigned long long)st.adds);
-	printf("retries: %llu\n", (unsigned long long)st.retries);
-	printf("evicted: %llu\n", (unsigned long long)st.evicted);
+	write_stats(&st, &text_writer);
 	return RC_OK;
 }

@@ -18,13 +18,14 @@
 
 /*
  * Two kinds of command recur: one that takes only the NAME of a queue it
- * opens, and one that makes a call on KEY (max_args 2) or on each KEY of
- * a list (max_args -1), given as they are or --escaped.
+ * opens, with options (their usage after NAME), and one that makes a call
+ * on KEY (max_args 2) or on each KEY of a list (max_args -1), given as
+ * they are or --escaped.
  */
-#define QUEUE_COMMAND(cmd_name, fn, text) {				\
-	.name = cmd_name, .run = fn,					\
+#define QUEUE_COMMAND(cmd_name, fn, options, opt_usage, text) {		\
+	.name = cmd_name, .run = fn, .opts = options,			\
 	.min_args = 1, .max_args = 1, .open_queue = true,		\
-	.usage = " NAME", .help = text,					\
+	.usage = " NAME" opt_usage, .help = text,			\
 }
 #define KEY_COMMAND(cmd_name, fn, keys, max, text) {			\
 	.name = cmd_name, .run = fn, .opts = OPT(O_ESCAPED),		\
@@ -93,12 +94,10 @@ static const struct command commands[] = {
 		"  --priority N      a priority queue's: the keys' priority (an integer,\n"
 		"                    higher first; a key it holds keeps the higher one)\n"
 		"  -e, --escaped     keys are C-escaped as get prints them (\\n, \\xNN, \\\\)\n",
-	}, {
-		.name = "get", .run = cmd_get,
-		.opts = OPT(O_TIMEOUT) | OPT(O_DONE) | OPT(O_COUNT) | OPT(O_RAW),
-		.min_args = 1, .max_args = 1, .open_queue = true,
-		.usage = " NAME [--timeout DURATION] [--done] [-n COUNT] [--raw]",
-		.help =
+	},
+	QUEUE_COMMAND("get", cmd_get,
+		OPT(O_TIMEOUT) | OPT(O_DONE) | OPT(O_COUNT) | OPT(O_RAW),
+		" [--timeout DURATION] [--done] [-n COUNT] [--raw]",
 		"Take the key at the head of the queue and print it on a line of its own.\n"
 		"The key stays processing after wqctl exits, until 'wqctl done NAME KEY'.\n"
 		"A key with bytes other than printable ASCII is printed C-escaped\n"
@@ -113,34 +112,23 @@ static const struct command commands[] = {
 		"  --raw                   write the key's bytes as they are, no newline\n"
 		"                          (one key only)\n"
 		"Exits 3 when there is nothing to get in time, 4 when the queue is\n"
-		"shutting down and empty.\n",
-	},
+		"shutting down and empty.\n"),
 	KEY_COMMAND("done", cmd_done, "KEY...", -1,
 		"End the processing of each KEY; a key added meanwhile is queued again.\n"
 		"Fails if a key is not being processed.\n"
 		HELP_ESCAPED_KEYS),
-	QUEUE_COMMAND("len", cmd_len,
+	QUEUE_COMMAND("len", cmd_len, 0, "",
 		"Print the number of queued keys (not processing or waiting ones).\n"),
-	{
-		.name = "shutdown", .run = cmd_shutdown, .opts = OPT(O_DISCARD),
-		.min_args = 1, .max_args = 1, .open_queue = true,
-		.usage = " NAME [--discard]",
-		.help =
+	QUEUE_COMMAND("shutdown", cmd_shutdown, OPT(O_DISCARD), " [--discard]",
 		"Stop accepting keys and wake every waiting get; waiting (--after)\n"
 		"keys are dropped. Queued keys are still handed out.\n"
 		"  --discard   drop the queued keys too, and the re-queue of keys being\n"
 		"              processed (they finish normally); print how many queued\n"
-		"              and waiting keys were dropped\n",
-	},
-	{
-		.name = "drain", .run = cmd_drain, .opts = OPT(O_TIMEOUT),
-		.min_args = 1, .max_args = 1, .open_queue = true,
-		.usage = " NAME [--timeout DURATION]",
-		.help =
+		"              and waiting keys were dropped\n"),
+	QUEUE_COMMAND("drain", cmd_drain, OPT(O_TIMEOUT), " [--timeout DURATION]",
 		"Shut the queue down, then wait until nothing is queued or processing\n"
 		"(keys taken by 'wqctl get' count until 'wqctl done').\n"
-		"  -t, --timeout DURATION  give up (exit 1) after DURATION (default: never)\n",
-	},
+		"  -t, --timeout DURATION  give up (exit 1) after DURATION (default: never)\n"),
 	KEY_COMMAND("forget", cmd_forget, "KEY...", -1,
 		"Make the rate limiter forget the failures of each KEY.\n"
 		HELP_ESCAPED_KEYS),
@@ -163,20 +151,11 @@ static const struct command commands[] = {
 	KEY_COMMAND("requeues", cmd_requeues, "KEY", 2,
 		"Print the rate limiter's failure count of KEY.\n"
 		"  -e, --escaped     the key is C-escaped as get prints it\n"),
-	{
-		.name = "stat", .run = cmd_stat, .opts = OPTS_JSON,
-		.min_args = 1, .max_args = 1, .open_queue = true,
-		.usage = " NAME [--json]",
-		.help =
+	QUEUE_COMMAND("stat", cmd_stat, OPTS_JSON, " [--json]",
 		"Print the queue's statistics as \"field: value\" lines.\n"
-		HELP_JSON("the same fields, yes/no as true/false"),
-	},
-	{
-		.name = "watch", .run = cmd_watch,
-		.opts = OPT(O_INTERVAL) | OPT(O_WCOUNT),
-		.min_args = 1, .max_args = 1, .open_queue = true,
-		.usage = " NAME [-n SECONDS] [-c COUNT]",
-		.help =
+		HELP_JSON("the same fields, yes/no as true/false")),
+	QUEUE_COMMAND("watch", cmd_watch, OPT(O_INTERVAL) | OPT(O_WCOUNT),
+		" [-n SECONDS] [-c COUNT]",
 		"Show the queue's counts every interval: queued, processing, waiting,\n"
 		"dirty, adds/s and gets/s (gets/s is derived from the adds and the\n"
 		"change of queued + dirty, an estimate while keys are put back by a\n"
@@ -185,8 +164,7 @@ static const struct command commands[] = {
 		"place and q or Ctrl-C quits; otherwise each refresh prints a line.\n"
 		"  -n, --interval SECONDS  between refreshes, as watch(1)'s -n (default 1;\n"
 		"                      at least 0.1; 500ms, 2s also do)\n"
-		"  -c, --count COUNT   stop after COUNT refreshes\n",
-	},
+		"  -c, --count COUNT   stop after COUNT refreshes\n"),
 	{
 		.name = "metrics", .run = cmd_metrics,
 		.opts = OPTS_JSON | OPT(O_TEXTFILE),
