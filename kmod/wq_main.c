@@ -21,40 +21,47 @@
 #define CREATE_TRACE_POINTS
 #include "wq_trace.h"
 
-/*
- * A limit an admin may change at any time (mode 0644): the variable
- * wq_<name>, read where it is used, and the parameter <name>, as i915's
- * i915_param_named(). @name is a token, used twice: checkpatch's
- * MACRO_ARG_REUSE (side effects of an expression) does not apply.
- */
-#define WQ_LIMIT(ctype, ptype, name, value, desc)			\
-	ctype wq_##name = value;					\
-	module_param_named(name, wq_##name, ptype, 0644);		\
+/* Limits an admin may change at any time, read where they are used. */
+unsigned int wq_max_queues = 1024;
+unsigned int wq_ns_max_queues = 256;
+unsigned int wq_default_max_items = 65536;
+unsigned int wq_max_items_limit = 1048576;
+unsigned int wq_default_max_tracked = 65536;
+unsigned int wq_user_max_queues = 64;
+unsigned long wq_user_max_key_bytes = 64UL << 20;
+unsigned int wq_kernel_max_queues = 1024;
+unsigned long wq_kernel_max_key_bytes = 256UL << 20;
+unsigned int wq_unpriv_max_items = 262144;
+unsigned int wq_unpriv_max_tracked = 262144;
+
+/* The parameter @name of the limit @var, writable by root (mode 0644). */
+#define WQ_LIMIT(name, var, type, desc)				\
+	module_param_named(name, var, type, 0644);			\
 	MODULE_PARM_DESC(name, desc)
 
-WQ_LIMIT(unsigned int, uint, max_queues, 1024,
+WQ_LIMIT(max_queues, wq_max_queues, uint,
 	 "Most named queues of the initial IPC namespace (default 1024)");
-WQ_LIMIT(unsigned int, uint, ns_max_queues, 256,
+WQ_LIMIT(ns_max_queues, wq_ns_max_queues, uint,
 	 "Most named queues of each other IPC namespace, a container's (default 256; 0: none)");
-WQ_LIMIT(unsigned int, uint, default_max_items, 65536,
+WQ_LIMIT(default_max_items, wq_default_max_items, uint,
 	 "max_items of a queue created with 0 (default 65536)");
-WQ_LIMIT(unsigned int, uint, max_items_limit, 1048576,
+WQ_LIMIT(max_items_limit, wq_max_items_limit, uint,
 	 "Largest max_items and max_tracked accepted (default and at most 1M)");
-WQ_LIMIT(unsigned int, uint, default_max_tracked, 65536,
+WQ_LIMIT(default_max_tracked, wq_default_max_tracked, uint,
 	 "max_tracked of a queue created with 0 (default 65536)");
 
 /* Quotas (wq_quota.h): what one user may make the kernel hold. */
-WQ_LIMIT(unsigned int, uint, user_max_queues, 64,
+WQ_LIMIT(user_max_queues, wq_user_max_queues, uint,
 	 "Queues one user may have, destroyed-but-open ones included (default 64)");
-WQ_LIMIT(unsigned long, ulong, user_max_key_bytes, 64UL << 20,
+WQ_LIMIT(user_max_key_bytes, wq_user_max_key_bytes, ulong,
 	 "Key bytes plus WQ_KEY_COST per key that one user's queues may hold (default 64 MiB)");
-WQ_LIMIT(unsigned int, uint, kernel_max_queues, 1024,
+WQ_LIMIT(kernel_max_queues, wq_kernel_max_queues, uint,
 	 "Queues the kernel API (other modules) may have (default 1024)");
-WQ_LIMIT(unsigned long, ulong, kernel_max_key_bytes, 256UL << 20,
+WQ_LIMIT(kernel_max_key_bytes, wq_kernel_max_key_bytes, ulong,
 	 "Key bytes plus WQ_KEY_COST per key of the kernel API's queues (default 256 MiB)");
-WQ_LIMIT(unsigned int, uint, unpriv_max_items, 262144,
+WQ_LIMIT(unpriv_max_items, wq_unpriv_max_items, uint,
 	 "Largest max_items a user without CAP_SYS_RESOURCE may ask for (default 256Ki)");
-WQ_LIMIT(unsigned int, uint, unpriv_max_tracked, 262144,
+WQ_LIMIT(unpriv_max_tracked, wq_unpriv_max_tracked, uint,
 	 "Largest max_tracked a user without CAP_SYS_RESOURCE may ask for (default 256Ki)");
 
 static bool wq_metrics = true;

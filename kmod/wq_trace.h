@@ -139,17 +139,17 @@ DECLARE_EVENT_CLASS(kwq_key_ns,
 );
 
 /* An event of class kwq_key_ns with its own text. */
-#define KWQ_KEY_NS_EVENT(_name, _print)					\
+#define DEFINE_KWQ_KEY_NS_EVENT_PRINT(_name, _print)			\
 	DEFINE_EVENT_PRINT(kwq_key_ns, _name,				\
 			   TP_PROTO(const struct kwq *q,		\
 				    const struct kwq_item *item,	\
 				    u64 ns, u32 n),			\
 			   TP_ARGS(q, item, ns, n), PARAMS(_print))
 
-KWQ_KEY_NS_EVENT(kwq_get,
-		 TP_printk("queue=%s key=%s len=%u queued_ns=%llu prio=%d",
-			   __entry->name, __entry->key, __entry->len,
-			   (unsigned long long)__entry->ns, __entry->prio));
+DEFINE_KWQ_KEY_NS_EVENT_PRINT(kwq_get,
+			      TP_printk("queue=%s key=%s len=%u queued_ns=%llu prio=%d",
+					__entry->name, __entry->key, __entry->len,
+					(unsigned long long)__entry->ns, __entry->prio));
 
 DEFINE_EVENT(kwq_key_ns, kwq_done,
 	     TP_PROTO(const struct kwq *q, const struct kwq_item *item,
@@ -157,15 +157,15 @@ DEFINE_EVENT(kwq_key_ns, kwq_done,
 	     TP_ARGS(q, item, ns, n)
 );
 
-KWQ_KEY_NS_EVENT(kwq_add_after,
-		 TP_printk("queue=%s key=%s len=%u delay_ns=%llu",
-			   __entry->name, __entry->key, __entry->len,
-			   (unsigned long long)__entry->ns));
+DEFINE_KWQ_KEY_NS_EVENT_PRINT(kwq_add_after,
+			      TP_printk("queue=%s key=%s len=%u delay_ns=%llu",
+					__entry->name, __entry->key, __entry->len,
+					(unsigned long long)__entry->ns));
 
-KWQ_KEY_NS_EVENT(kwq_rate_limited,
-		 TP_printk("queue=%s key=%s len=%u delay_ns=%llu failures=%u",
-			   __entry->name, __entry->key, __entry->len,
-			   (unsigned long long)__entry->ns, __entry->n));
+DEFINE_KWQ_KEY_NS_EVENT_PRINT(kwq_rate_limited,
+			      TP_printk("queue=%s key=%s len=%u delay_ns=%llu failures=%u",
+					__entry->name, __entry->key, __entry->len,
+					(unsigned long long)__entry->ns, __entry->n));
 
 TRACE_EVENT(kwq_timer_fire,
 	    TP_PROTO(const struct kwq *q, unsigned int moved, unsigned int left),

@@ -35,8 +35,9 @@
 #include <wq/kwq.h>
 
 /*
- * A figure's size, set at load. @name is a token, used twice: checkpatch's
- * MACRO_ARG_REUSE (side effects of an expression) does not apply.
+ * A figure's size, set at load: the variable and parameter @name, a token
+ * (checkpatch's MACRO_ARG_REUSE, about an expression's side effects, does
+ * not apply).
  */
 #define BENCH_PARAM(name, value, desc)					\
 	static unsigned int name = value;				\
