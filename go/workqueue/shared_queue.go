@@ -107,8 +107,8 @@ func (q *SharedQueue) Backend() (Backend, error) {
 	return BackendKernel, nil
 }
 
-// keyBytes: key as heap memory the kernel may read (kq.Handle): make() of
-// a length known only at run time is never on the stack.
+// keyBytes: key as bytes the kernel may read (kq.Handle keeps them alive
+// and in place across the call).
 func keyBytes(key string) []byte {
 	b := make([]byte, len(key))
 	copy(b, key)

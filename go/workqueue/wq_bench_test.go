@@ -155,9 +155,9 @@ func BenchmarkWqBenchP1C1Standin(b *testing.B) {
 }
 
 // The cycle's layers, for the profile: the same Add, Get, Done through
-// the internal handle (its poller and closures, no interner, no metrics),
-// and as three bare ioctls with their structs made once (Go's system
-// call and nothing else).
+// the internal handle (its gate and checks, no interner, no metrics),
+// and as three bare ioctls on structs made once (Go's system call and
+// nothing else).
 func BenchmarkWqBenchCycleHandle(b *testing.B) {
 	kqtest.NeedKernel(b)
 	h, err := kq.CreateQueue(kq.CreateOpts{})
@@ -168,9 +168,16 @@ func BenchmarkWqBenchCycleHandle(b *testing.B) {
 	key, buf := []byte("ns/pod-1"), make([]byte, 8)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		h.Add(key, 0, 0, 0)
-		n, _, _ := h.Get(buf)
-		h.KeyCall(kq.IocDone, buf[:n], kq.KeyResultState)
+		if _, _, e := h.Add(key, 0, 0, 0); e != 0 {
+			b.Fatal("add: ", e)
+		}
+		n, _, e := h.Get(buf)
+		if e != 0 {
+			b.Fatal("get: ", e)
+		}
+		if _, e := h.KeyCall(kq.IocDone, buf[:n], kq.KeyResultState); e != 0 {
+			b.Fatal("done: ", e)
+		}
 	}
 }
 
@@ -183,8 +190,7 @@ func BenchmarkWqBenchCycleRaw(b *testing.B) {
 	defer syscall.Close(fd)
 	c := &kq.Create{Flags: kq.CreatePrivate}
 	key, buf := []byte("ns/pod-1"), make([]byte, 8)
-	a := &kq.Add{KeyLen: 8, Key: unsafe.Pointer(&key[0])}
-	g := &kq.Get{Flags: kq.GetNonblock, Buf: unsafe.Pointer(&buf[0]), BufCap: 8}
+	a, g := &kq.Add{}, &kq.Get{}
 	d := &kq.Key{Flags: kq.KeyResultState, KeyLen: 8, Key: unsafe.Pointer(&buf[0])}
 	ioctl := func(req uintptr, arg unsafe.Pointer) syscall.Errno {
 		_, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
@@ -195,9 +201,14 @@ func BenchmarkWqBenchCycleRaw(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ioctl(kq.IocAdd, unsafe.Pointer(a))
-		ioctl(kq.IocGet, unsafe.Pointer(g))
-		ioctl(kq.IocDone, unsafe.Pointer(d))
+		// the kernel writes results back into fields it wants zero
+		*a = kq.Add{KeyLen: 8, Key: unsafe.Pointer(&key[0])}
+		*g = kq.Get{Flags: kq.GetNonblock, Buf: unsafe.Pointer(&buf[0]), BufCap: 8}
+		ea := ioctl(kq.IocAdd, unsafe.Pointer(a))
+		eg := ioctl(kq.IocGet, unsafe.Pointer(g))
+		if ed := ioctl(kq.IocDone, unsafe.Pointer(d)); ea|eg|ed != 0 {
+			b.Fatal("add, get, done: ", ea, eg, ed)
+		}
 	}
 	runtime.KeepAlive(key)
 	runtime.KeepAlive(buf)

@@ -118,7 +118,8 @@ func TestWqHandleInterruptWithKeyReady(t *testing.T) {
 }
 
 // Close while other goroutines call: each call either runs or returns
-// EBADF, and none runs on the descriptor once Close has returned.
+// EBADF, and none runs on the descriptor once Close has returned: not on
+// a queue opened next, which likely gets the same descriptor number.
 func TestWqHandleCloseUnderCalls(t *testing.T) {
 	kqtest.NeedKernel(t)
 	h, err := kq.CreateQueue(kq.CreateOpts{})
@@ -162,8 +163,22 @@ func TestWqHandleCloseUnderCalls(t *testing.T) {
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
 	}
+	h2, err := kq.CreateQueue(kq.CreateOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
 	close(closed)
-	wg.Wait()
+	ended := make(chan struct{})
+	go func() { wg.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("calls still running 10s after Close")
+	}
+	if qi, e := h2.Stat(); e != 0 || qi.Queued != 0 || qi.Keys != 0 {
+		t.Errorf("the queue opened after Close: %v, %d queued, %d keys; want none", e, qi.Queued, qi.Keys)
+	}
 	close(bad)
 	for m := range bad {
 		t.Error(m)

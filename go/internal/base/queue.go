@@ -159,7 +159,7 @@ func (b *Queue[T, M]) Overflow() (all, ready int) {
 	return b.ov.count()
 }
 
-// idBufs: heap buffers for the keys Get receives (the kernel writes them).
+// idBufs: buffers for the keys Get receives (the kernel writes them).
 var idBufs = sync.Pool{New: func() any { return new([8]byte) }}
 
 // Get blocks until the kernel hands out a key (without holding an OS

@@ -15,8 +15,9 @@ package kq
 // The kernel reads and writes keys through the structs' pointers (typed
 // unsafe.Pointer: the garbage collector sees them); a struct and what it
 // points to may be on the calling goroutine's stack, which does not move
-// during a system call, and each is kept alive across its call. 64-bit little-endian Linux with the generic ioctl
-// encoding only (handle_other.go elsewhere).
+// during a system call, and each is kept alive across its call. 64-bit
+// little-endian Linux with the generic ioctl encoding only
+// (handle_other.go elsewhere).
 
 import (
 	"errors"
@@ -40,6 +41,7 @@ type Handle struct {
 	// them, so that the descriptor is never used once closed.
 	gate        sync.RWMutex
 	closed      bool
+	closing     atomic.Bool // Close began: new calls return EBADF
 	interrupted atomic.Bool // Interrupt: Gets return EBADF
 }
 
@@ -49,7 +51,9 @@ func Error(call string, e syscall.Errno) error {
 	return fmt.Errorf("%s: %w", call, e)
 }
 
-// ioctl runs one ioctl on fd; arg points to the command's struct.
+// ioctl runs one ioctl on fd; arg points to the command's struct. arg
+// stays an unsafe.Pointer up to the system call's own argument list, so
+// that what it points to is kept alive and in place (a uintptr would not).
 func ioctl(fd uintptr, req uintptr, arg unsafe.Pointer) (int, syscall.Errno) {
 	r, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, req, uintptr(arg))
 	return int(r), e
@@ -184,6 +188,9 @@ func DestroyNamed(name string) error {
 // call runs a command that does not wait for the poller; EBADF once the
 // handle is closed.
 func (h *Handle) call(req uintptr, arg unsafe.Pointer) (int, syscall.Errno) {
+	if h.closing.Load() {
+		return -1, syscall.EBADF
+	}
 	h.gate.RLock()
 	defer h.gate.RUnlock()
 	if h.closed {
@@ -241,7 +248,9 @@ func (h *Handle) KeyState(key []byte) (KeyInfo, syscall.Errno) {
 
 // Get takes the head key into buf, waiting through the poller while the
 // queue is empty: the key's length and priority. ESHUTDOWN once the queue
-// shuts down and is empty; EBADF once the handle is closed.
+// shuts down and is empty; EBADF once the handle is closed or interrupted.
+// A Get that finds a key ready takes it without the poller, so it may
+// come before Gets already waiting.
 func (h *Handle) Get(buf []byte) (int, int32, syscall.Errno) {
 	if h.interrupted.Load() {
 		return 0, 0, syscall.EBADF
@@ -314,8 +323,8 @@ func (h *Handle) Stat() (*QueueInfo, syscall.Errno) {
 	return qi, e
 }
 
-// Interrupt makes every Get waiting on the handle, and every later one
-// that would wait, return EBADF at once (the handle stays open for the
+// Interrupt makes every Get waiting on the handle, and every later one,
+// return EBADF at once, a key ready or not (the handle stays open for the
 // other calls): how a queue that leaves its kernel queue running stops
 // its getters.
 func (h *Handle) Interrupt() {
@@ -326,6 +335,9 @@ func (h *Handle) Interrupt() {
 // Close lets go of the handle: keys it took and did not finish go back to
 // the queue, and a private queue is freed. Idempotent.
 func (h *Handle) Close() error {
+	// no new calls, and waiting Gets woken, while a drain's slice ends
+	h.closing.Store(true)
+	h.f.SetReadDeadline(time.Unix(1, 0))
 	h.gate.Lock()
 	h.closed = true
 	h.gate.Unlock()
