@@ -39,14 +39,31 @@ unsigned int wq_unpriv_max_tracked = 262144;
 	module_param_named(name, var, type, 0644);			\
 	MODULE_PARM_DESC(name, desc)
 
+/* A count of keys: 1 to WQ_MAX_ITEMS_CEILING, else -EINVAL and unchanged. */
+static int wq_set_items(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, WQ_MAX_ITEMS_CEILING);
+}
+
+static const struct kernel_param_ops wq_items_ops = {
+	.set = wq_set_items,
+	.get = param_get_uint,
+};
+
+/* WQ_LIMIT() of a count of keys, its range checked (wq_set_items()). */
+#define WQ_ITEMS_LIMIT(name, var, desc)				\
+	module_param_cb(name, &wq_items_ops, &(var), 0644);		\
+	__MODULE_PARM_TYPE(name, "uint");				\
+	MODULE_PARM_DESC(name, desc)
+
 WQ_LIMIT(max_queues, wq_max_queues, uint,
 	 "Most named queues of the initial IPC namespace (default 1024)");
 WQ_LIMIT(ns_max_queues, wq_ns_max_queues, uint,
 	 "Most named queues of each other IPC namespace, a container's (default 256; 0: none)");
-WQ_LIMIT(default_max_items, wq_default_max_items, uint,
-	 "max_items of a queue created with 0 (default 65536)");
-WQ_LIMIT(max_items_limit, wq_max_items_limit, uint,
-	 "Largest max_items and max_tracked accepted (default and at most 1M)");
+WQ_ITEMS_LIMIT(default_max_items, wq_default_max_items,
+	       "max_items of a queue created with 0 (default 65536; 1 to 1M)");
+WQ_ITEMS_LIMIT(max_items_limit, wq_max_items_limit,
+	       "Largest max_items and max_tracked accepted (default and at most 1M)");
 WQ_LIMIT(default_max_tracked, wq_default_max_tracked, uint,
 	 "max_tracked of a queue created with 0 (default 65536)");
 

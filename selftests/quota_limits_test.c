@@ -526,4 +526,32 @@ TEST_F(quota, unprivileged_ceilings)
 	close(fd);
 }
 
+/* A count of keys out of its range is refused, at 0 and past 1M alike. */
+TEST(count_limits_refuse_what_is_out_of_range)
+{
+	static const char *const names[] = {
+		"default_max_items", "max_items_limit",
+	};
+	static const unsigned long bad[] = { 0, (1UL << 20) + 1, 1UL << 32 };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		unsigned long old = wqt_param_get(names[i]);
+
+		ASSERT_LT(0UL, old);
+		for (j = 0; j < ARRAY_SIZE(bad); j++) {
+			EXPECT_NE(0, wqt_param_set(names[i], bad[j]))
+				TH_LOG("%s=%lu taken", names[i], bad[j]);
+			EXPECT_EQ(old, wqt_param_get(names[i]));
+		}
+		/* the ends of the range are taken */
+		EXPECT_EQ(0, wqt_param_set(names[i], 1));
+		EXPECT_EQ(1UL, wqt_param_get(names[i]));
+		EXPECT_EQ(0, wqt_param_set(names[i], 1UL << 20));
+		EXPECT_EQ(1UL << 20, wqt_param_get(names[i]));
+		EXPECT_EQ(0, wqt_param_set(names[i], old));
+		EXPECT_EQ(old, wqt_param_get(names[i]));
+	}
+}
+
 TEST_HARNESS_MAIN
