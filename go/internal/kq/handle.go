@@ -37,10 +37,10 @@ type Handle struct {
 	rc syscall.RawConn
 	fd uintptr
 
-	// gate is read-held by each direct call; Close takes it to wait for
-	// them, so that the descriptor is never used once closed.
+	// gate is read-held by each direct call, which checks closing under
+	// it; Close sets closing, then takes the gate to wait for the calls
+	// already in, so that the descriptor is never used once closed.
 	gate        sync.RWMutex
-	closed      bool
 	closing     atomic.Bool // Close began: new calls return EBADF
 	interrupted atomic.Bool // Interrupt: Gets return EBADF
 }
@@ -193,7 +193,7 @@ func (h *Handle) call(req uintptr, arg unsafe.Pointer) (int, syscall.Errno) {
 	}
 	h.gate.RLock()
 	defer h.gate.RUnlock()
-	if h.closed {
+	if h.closing.Load() { // Close began after the check above
 		return -1, syscall.EBADF
 	}
 	return ioctl(h.fd, req, arg)
@@ -338,8 +338,7 @@ func (h *Handle) Close() error {
 	// no new calls, and waiting Gets woken, while a drain's slice ends
 	h.closing.Store(true)
 	h.f.SetReadDeadline(time.Unix(1, 0))
-	h.gate.Lock()
-	h.closed = true
+	h.gate.Lock() // the calls already in have ended
 	h.gate.Unlock()
 	if err := h.f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		return err
