@@ -52,6 +52,7 @@ static const struct kernel_param_ops wq_items_ops = {
 
 /* WQ_LIMIT() of a count of keys, its range checked (wq_set_items()). */
 #define WQ_ITEMS_LIMIT(name, var, desc)				\
+	param_check_uint(name, &(var));				\
 	module_param_cb(name, &wq_items_ops, &(var), 0644);		\
 	__MODULE_PARM_TYPE(name, "uint");				\
 	MODULE_PARM_DESC(name, desc)
@@ -63,7 +64,7 @@ WQ_LIMIT(ns_max_queues, wq_ns_max_queues, uint,
 WQ_ITEMS_LIMIT(default_max_items, wq_default_max_items,
 	       "max_items of a queue created with 0 (default 65536; 1 to 1M)");
 WQ_ITEMS_LIMIT(max_items_limit, wq_max_items_limit,
-	       "Largest max_items and max_tracked accepted (default and at most 1M)");
+	       "Largest max_items and max_tracked accepted (default 1M; 1 to 1M)");
 WQ_LIMIT(default_max_tracked, wq_default_max_tracked, uint,
 	 "max_tracked of a queue created with 0 (default 65536)");
 

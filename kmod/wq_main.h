@@ -25,10 +25,10 @@ extern unsigned int wq_unpriv_max_items;
 extern unsigned int wq_unpriv_max_tracked;
 
 /*
- * No max_items (nor max_tracked) above this, whatever max_items_limit
- * says: the records of the largest queue (held and idle, twice this) are
- * two a bucket of the key table at its largest, so its chains stay short
- * (wq_keytab.h).
+ * No max_items (nor max_tracked) above this; max_items_limit and
+ * default_max_items refuse more (wq_set_items()). The records of the
+ * largest queue (held and idle, twice this) are two a bucket of the key
+ * table at its largest, so its chains stay short (wq_keytab.h).
  */
 #define WQ_MAX_ITEMS_CEILING	BIT(20)
 
@@ -36,6 +36,12 @@ extern unsigned int wq_unpriv_max_tracked;
 static inline u32 wq_items_limit(void)
 {
 	return min_t(u32, READ_ONCE(wq_max_items_limit), WQ_MAX_ITEMS_CEILING);
+}
+
+/* What 0 asks for: the default @def, within @ceil and the limit. */
+static inline u32 wq_items_default(const unsigned int *def, u32 ceil)
+{
+	return min3(READ_ONCE(*def), ceil, wq_items_limit());
 }
 
 #endif /* _WQ_MAIN_H */

@@ -125,8 +125,10 @@ int wq_registry_new(struct wq_ipc *ipc, const char *name,
 		    const struct wq_new *n, enum wq_budget budget, gfp_t gfp,
 		    struct kwq **qp)
 {
-	u32 max_items = n->max_items ?: READ_ONCE(wq_default_max_items);
-	u32 max_tracked = n->max_tracked ?: READ_ONCE(wq_default_max_tracked);
+	u32 max_items = n->max_items ?:
+			wq_items_default(&wq_default_max_items, U32_MAX);
+	u32 max_tracked = n->max_tracked ?:
+			  wq_items_default(&wq_default_max_tracked, U32_MAX);
 	u32 limit = wq_items_limit();
 	struct wq_user *owner;
 	struct kwq *q;
@@ -225,9 +227,9 @@ int wq_registry_create(struct wq_ipc *ipc, const struct wq_create *args,
 	    !capable(CAP_SYS_RESOURCE))
 		return -EINVAL;
 	max_items = max_items ?:
-		    min(READ_ONCE(wq_default_max_items), items_ceil);
+		    wq_items_default(&wq_default_max_items, items_ceil);
 	max_tracked = max_tracked ?:
-		      min(READ_ONCE(wq_default_max_tracked), tracked_ceil);
+		      wq_items_default(&wq_default_max_tracked, tracked_ceil);
 	n = (struct wq_new) {
 		.max_items = max_items,
 		.max_tracked = max_tracked,

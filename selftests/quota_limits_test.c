@@ -8,6 +8,7 @@
  * and the unprivileged ceilings of a queue's attributes.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
@@ -526,13 +527,17 @@ TEST_F(quota, unprivileged_ceilings)
 	close(fd);
 }
 
-/* A count of keys out of its range is refused, at 0 and past 1M alike. */
-TEST(count_limits_refuse_what_is_out_of_range)
+/*
+ * A count of keys out of its range is refused, at 0 and past 1M alike
+ * (UINT_MAX was taken before). The test sets these two system-wide for
+ * a moment; the fixture puts them back.
+ */
+TEST_F(quota, count_limits_refuse_what_is_out_of_range)
 {
 	static const char *const names[] = {
 		"default_max_items", "max_items_limit",
 	};
-	static const unsigned long bad[] = { 0, (1UL << 20) + 1, 1UL << 32 };
+	static const unsigned long bad[] = { 0, (1UL << 20) + 1, UINT_MAX };
 	unsigned int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
@@ -540,10 +545,13 @@ TEST(count_limits_refuse_what_is_out_of_range)
 
 		ASSERT_LT(0UL, old);
 		for (j = 0; j < ARRAY_SIZE(bad); j++) {
-			EXPECT_NE(0, wqt_param_set(names[i], bad[j]))
-				TH_LOG("%s=%lu taken", names[i], bad[j]);
+			EXPECT_EQ(-EINVAL, wqt_param_set(names[i], bad[j]))
+				TH_LOG("%s=%lu", names[i], bad[j]);
 			EXPECT_EQ(old, wqt_param_get(names[i]));
 		}
+		/* past what a uint holds: the parser's own ERANGE */
+		EXPECT_EQ(-ERANGE, wqt_param_set(names[i], 1UL << 32));
+		EXPECT_EQ(old, wqt_param_get(names[i]));
 		/* the ends of the range are taken */
 		EXPECT_EQ(0, wqt_param_set(names[i], 1));
 		EXPECT_EQ(1UL, wqt_param_get(names[i]));
@@ -552,6 +560,39 @@ TEST(count_limits_refuse_what_is_out_of_range)
 		EXPECT_EQ(0, wqt_param_set(names[i], old));
 		EXPECT_EQ(old, wqt_param_get(names[i]));
 	}
+}
+
+/*
+ * A limit lowered under the defaults caps them: a queue created with 0
+ * gets the limit (it failed with EINVAL before), and module_info says so.
+ */
+TEST_F(quota, defaults_are_capped_at_the_limit)
+{
+	struct wq_module_info mi;
+	struct wq_stats st;
+	char name[WQ_NAME_MAX];
+	int fd;
+
+	ASSERT_EQ(0, wqt_param_set("default_max_items", 1000));
+	ASSERT_EQ(0, wqt_param_set("max_items_limit", 100));
+	ASSERT_EQ(0, raw_module_info(&mi));
+	EXPECT_EQ(100U, mi.default_max_items);
+	EXPECT_GE(100U, mi.default_max_tracked);
+	EXPECT_EQ(1000UL, wqt_param_get("default_max_items"));
+
+	qname(name, "cap", 0);
+	fd = wq_create(name, NULL);
+	ASSERT_GE(fd, 0) TH_LOG("create with the defaults: %s", strerror(-fd));
+	ASSERT_EQ(0, wq_stat(fd, &st));
+	EXPECT_EQ(100U, st.max_items);
+	EXPECT_GE(100U, st.max_tracked);
+	EXPECT_EQ(0, wq_destroy(name));
+	wq_close(fd);
+	/* asked for, more than the limit is still refused */
+	fd = raw_open_dev();
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(EINVAL, raw_create(fd, name, NULL, 101, 0));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -15,17 +15,19 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Writes @val to @path in one write: 0, or -errno / -EIO. */
+/* Writes @val to @path in one write: 0, or -errno (-EIO if cut short). */
 static inline int wqt_write_file(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	ssize_t n;
+	int err;
 
 	if (fd < 0)
 		return -errno;
 	n = write(fd, val, strlen(val));
+	err = n < 0 ? -errno : n == (ssize_t)strlen(val) ? 0 : -EIO;
 	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+	return err;
 }
 
 /* Reads @path's first line into @buf (NUL-terminated): 0, or -errno / -EIO. */

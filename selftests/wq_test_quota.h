@@ -16,6 +16,7 @@
 
 FIXTURE(quota) {
 	unsigned long max_queues, max_bytes, global_max;
+	unsigned long items_default, items_limit;
 };
 
 FIXTURE_SETUP(quota)
@@ -27,6 +28,8 @@ FIXTURE_SETUP(quota)
 	self->max_queues = wqt_param_get("user_max_queues");
 	self->max_bytes = wqt_param_get("user_max_key_bytes");
 	self->global_max = wqt_param_get("max_queues");
+	self->items_default = wqt_param_get("default_max_items");
+	self->items_limit = wqt_param_get("max_items_limit");
 	ASSERT_NE(0, self->max_queues);
 	ASSERT_NE(0, self->max_bytes);
 }
@@ -40,6 +43,10 @@ FIXTURE_TEARDOWN(quota)
 		wqt_param_set("user_max_key_bytes", self->max_bytes);
 	if (self->global_max)
 		wqt_param_set("max_queues", self->global_max);
+	if (self->items_default)
+		wqt_param_set("default_max_items", self->items_default);
+	if (self->items_limit)
+		wqt_param_set("max_items_limit", self->items_limit);
 }
 
 /* Queue i of a test named for tag, made by process pid (or this one). */
