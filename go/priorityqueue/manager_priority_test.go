@@ -110,7 +110,7 @@ func kernelThere() bool {
 }
 
 func TestManagerKeepsControllerRuntimesPriorities(t *testing.T) {
-	const name = "wqprioritysources"
+	name := runName("wqprioritysources")
 	r := &sourcesReconciler{gate: make(chan struct{}), hold: make(chan struct{}), reconciling: make(chan string, 16)}
 	q, stop := startSources(t, name, r)
 	defer stop()
@@ -147,6 +147,7 @@ func TestManagerKeepsControllerRuntimesPriorities(t *testing.T) {
 		seen[n] = true
 	}
 	waitReconciling(t, r, "later", "init", "same")
+	kqtest.WaitFor(t, "eight reconciled", func() bool { r.mu.Lock(); defer r.mu.Unlock(); return len(r.order) == 8 })
 
 	r.mu.Lock()
 	// the retry at 7 goes ahead of what was queued at 0 and -100

@@ -8,8 +8,10 @@ package priorityqueue_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +33,12 @@ import (
 	"wq.dev/go/priorityqueue"
 	wq "wq.dev/go/workqueue"
 )
+
+// runs counts the tests' runs: a queue's metrics stay in controller-runtime's
+// registry, so each run (go test -count) names its queue anew.
+var runs atomic.Int32
+
+func runName(base string) string { return fmt.Sprintf("%s%d", base, runs.Add(1)) }
 
 type prioritized struct {
 	name     string
@@ -88,12 +96,13 @@ func startController(t *testing.T, name string, r reconcile.Reconciler,
 }
 
 func TestManagerReconcilesThroughThisQueue(t *testing.T) {
-	const name = "wqmanagertest"
-	gate := make(chan struct{})
+	name := runName("wqmanagertest")
+	gate, started := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
 	var order []string
 	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		if req.Name == "first" {
+			close(started)
 			<-gate // the others are queued meanwhile
 		}
 		mu.Lock()
@@ -118,9 +127,14 @@ func TestManagerReconcilesThroughThisQueue(t *testing.T) {
 	defer stop()
 
 	events <- event.TypedGenericEvent[prioritized]{Object: prioritized{"first", 0}}
-	kqtest.WaitFor(t, "first handed out", func() bool {
-		return count(name, "workqueue_work_duration_seconds") == 0 && adds(name) == 1 && depth(name) == 0
-	})
+	select { // the metrics alone can't say: adds counts before depth does
+	case <-started:
+	case <-time.After(time.Minute):
+		t.Fatal("first was not handed out in a minute")
+	}
+	if w, a, d := count(name, "workqueue_work_duration_seconds"), adds(name), depth(name); w != 0 || a != 1 || d != 0 {
+		t.Errorf("with first handed out: %d work durations, %v adds, depth %v; want 0, 1, 0", w, a, d)
+	}
 	for _, p := range []prioritized{{"low", -100}, {"mid", 0}, {"high", 10}} {
 		events <- event.TypedGenericEvent[prioritized]{Object: p}
 	}
