@@ -67,6 +67,8 @@ struct kwq *kwq_create(const char *name, const struct kwq_attr *attr)
 	n = (struct wq_new) {
 		.max_items = attr->max_items,
 		.max_tracked = attr->max_tracked,
+		.items_ceil = U32_MAX,
+		.tracked_ceil = U32_MAX,
 		.limiter = attr->limiter ?: &kwq_default_limiter,
 		.prio = attr->flags & WQ_CREATE_PRIORITY,
 		.starve_ns = attr->starve_ns,

@@ -38,10 +38,11 @@ static inline u32 wq_items_limit(void)
 	return min_t(u32, READ_ONCE(wq_max_items_limit), WQ_MAX_ITEMS_CEILING);
 }
 
-/* What 0 asks for: the default @def, within @ceil and the limit. */
-static inline u32 wq_items_default(const unsigned int *def, u32 ceil)
+/* What 0 asks for: the default @def, within @ceil and @limit. */
+static inline u32 wq_items_default(const unsigned int *def, u32 ceil,
+				   u32 limit)
 {
-	return min3(READ_ONCE(*def), ceil, wq_items_limit());
+	return min3(READ_ONCE(*def), ceil, limit);
 }
 
 #endif /* _WQ_MAIN_H */

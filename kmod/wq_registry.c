@@ -125,11 +125,12 @@ int wq_registry_new(struct wq_ipc *ipc, const char *name,
 		    const struct wq_new *n, enum wq_budget budget, gfp_t gfp,
 		    struct kwq **qp)
 {
-	u32 max_items = n->max_items ?:
-			wq_items_default(&wq_default_max_items, U32_MAX);
-	u32 max_tracked = n->max_tracked ?:
-			  wq_items_default(&wq_default_max_tracked, U32_MAX);
 	u32 limit = wq_items_limit();
+	u32 max_items = n->max_items ?:
+		wq_items_default(&wq_default_max_items, n->items_ceil, limit);
+	u32 max_tracked = n->max_tracked ?:
+		wq_items_default(&wq_default_max_tracked, n->tracked_ceil,
+				 limit);
 	struct wq_user *owner;
 	struct kwq *q;
 	int ret;
@@ -202,7 +203,7 @@ err_unlock:
  * umask applies to the mode. Without CAP_SYS_RESOURCE it may not ask for
  * more than the unprivileged ceilings (-EINVAL, as mq_open() above
  * msg_max; the capability is asked only then); 0 means the module
- * default, capped at them.
+ * default, capped at them (a ceiling of 0: -EINVAL).
  *
  * Context: process context; sleeps.
  * Return: as wq_registry_new(), or -EACCES for a reserved name.
@@ -212,7 +213,6 @@ int wq_registry_create(struct wq_ipc *ipc, const struct wq_create *args,
 {
 	u32 items_ceil = READ_ONCE(wq_unpriv_max_items);
 	u32 tracked_ceil = READ_ONCE(wq_unpriv_max_tracked);
-	u32 max_items = args->max_items, max_tracked = args->max_tracked;
 	bool private = args->flags & WQ_CREATE_PRIVATE;
 	struct wq_new n;
 
@@ -223,16 +223,14 @@ int wq_registry_create(struct wq_ipc *ipc, const struct wq_create *args,
 		return -EINVAL;
 	if (!strncmp(args->name, WQ_KERNEL_PREFIX, strlen(WQ_KERNEL_PREFIX)))
 		return -EACCES;
-	if ((max_items > items_ceil || max_tracked > tracked_ceil) &&
-	    !capable(CAP_SYS_RESOURCE))
+	if ((args->max_items > items_ceil ||
+	     args->max_tracked > tracked_ceil) && !capable(CAP_SYS_RESOURCE))
 		return -EINVAL;
-	max_items = max_items ?:
-		    wq_items_default(&wq_default_max_items, items_ceil);
-	max_tracked = max_tracked ?:
-		      wq_items_default(&wq_default_max_tracked, tracked_ceil);
 	n = (struct wq_new) {
-		.max_items = max_items,
-		.max_tracked = max_tracked,
+		.max_items = args->max_items,
+		.max_tracked = args->max_tracked,
+		.items_ceil = items_ceil,
+		.tracked_ceil = tracked_ceil,
 		.limiter = &args->limiter,
 		.prio = args->flags & WQ_CREATE_PRIORITY,
 		.starve_ns = args->starve_ns,

@@ -28,6 +28,8 @@ u32 wq_registry_max_queues(const struct wq_ipc *ipc);
  * struct wq_new - what a new queue is (wq_registry_new())
  * @max_items: most keys held; 0 for the module default
  * @max_tracked: most idle failure records; 0 for the module default
+ * @items_ceil: the most a default @max_items may be (U32_MAX: the limit)
+ * @tracked_ceil: the same for a default @max_tracked
  * @limiter: the rate limiter (validated by wq_registry_new())
  * @prio: hands out by priority (WQ_CREATE_PRIORITY)
  * @starve_ns: with @prio: the age after which a ready key goes first
@@ -38,6 +40,8 @@ u32 wq_registry_max_queues(const struct wq_ipc *ipc);
 struct wq_new {
 	u32 max_items;
 	u32 max_tracked;
+	u32 items_ceil;
+	u32 tracked_ceil;
 	const struct wq_limiter *limiter;
 	bool prio;
 	u64 starve_ns;

@@ -9,6 +9,8 @@
 #   not survive an unload and reload;
 # - /dev/wq comes and goes with the module;
 # - with the module unloaded, wqctl version and list say so
+# - a key-count limit out of its range at load makes the load fail
+#   (EINVAL, or ERANGE past a uint) and leaves no module;
 # - with metrics=N the counters count and no duration is timed (and wqctl
 #   top's GETS/S still counts); without it
 #   (the default) they are (wqctl, if it is on the PATH).
@@ -182,6 +184,23 @@ else
 	n=$((n + 1))
 	echo "ok $n metrics=N # SKIP no wqctl"
 fi
+
+# the load fails, with its errno's message, and nothing is left loaded
+load_refused() {
+	if insmod "$KO" "$1" 2>"$TMP/e.$$"; then
+		rmmod_soon
+		echo "# insmod $1 succeeded"
+		return 1
+	fi
+	grep -q "$2" "$TMP/e.$$" && not_loaded && [ ! -e /dev/wq ] ||
+		{ sed 's/^/# /' "$TMP/e.$$"; return 1; }
+}
+for v in max_items_limit=0 max_items_limit=2000000 default_max_items=0; do
+	check "$v: the load fails (EINVAL)" load_refused $v "Invalid argument"
+done
+check "max_items_limit=4294967296: the load fails (ERANGE)" \
+	load_refused max_items_limit=4294967296 "Numerical result out of range"
+rm -f "$TMP/e.$$"
 
 check "final insmod (module left loaded)" insmod "$KO"
 check "final: /dev/wq appears" wait_for dev_present

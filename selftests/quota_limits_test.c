@@ -571,27 +571,104 @@ TEST_F(quota, defaults_are_capped_at_the_limit)
 	struct wq_module_info mi;
 	struct wq_stats st;
 	char name[WQ_NAME_MAX];
-	int fd;
+	int fd, ret;
 
 	ASSERT_EQ(0, wqt_param_set("default_max_items", 1000));
+	ASSERT_EQ(0, wqt_param_set("default_max_tracked", 1000));
 	ASSERT_EQ(0, wqt_param_set("max_items_limit", 100));
 	ASSERT_EQ(0, raw_module_info(&mi));
 	EXPECT_EQ(100U, mi.default_max_items);
-	EXPECT_GE(100U, mi.default_max_tracked);
+	EXPECT_EQ(100U, mi.default_max_tracked);
 	EXPECT_EQ(1000UL, wqt_param_get("default_max_items"));
 
 	qname(name, "cap", 0);
 	fd = wq_create(name, NULL);
 	ASSERT_GE(fd, 0) TH_LOG("create with the defaults: %s", strerror(-fd));
-	ASSERT_EQ(0, wq_stat(fd, &st));
+	EXPECT_EQ(0, wq_stat(fd, &st));
 	EXPECT_EQ(100U, st.max_items);
-	EXPECT_GE(100U, st.max_tracked);
+	EXPECT_EQ(100U, st.max_tracked);
 	EXPECT_EQ(0, wq_destroy(name));
 	wq_close(fd);
 	/* asked for, more than the limit is still refused */
 	fd = raw_open_dev();
 	ASSERT_GE(fd, 0);
-	EXPECT_EQ(EINVAL, raw_create(fd, name, NULL, 101, 0));
+	ret = raw_create(fd, name, NULL, 101, 0);
+	EXPECT_EQ(EINVAL, ret);
+	if (!ret)
+		wq_destroy(name);
+	close(fd);
+}
+
+/* A user's create with 0: capped at the ceilings; at a ceiling of 0, none. */
+static int capped_child(void *arg)
+{
+	const bool none = *(const bool *)arg;
+	struct wq_stats st;
+	char name[WQ_NAME_MAX];
+	int fd;
+
+	qname(name, "capuser", 0);
+	fd = wq_create(name, NULL);
+	if (none) {
+		CHILD_CHECK(fd == -EINVAL);
+		return 0;
+	}
+	CHILD_CHECK(fd >= 0);
+	CHILD_CHECK(wq_stat(fd, &st) == 0);
+	CHILD_CHECK(st.max_items == 50 && st.max_tracked == 40);
+	CHILD_CHECK(wq_destroy(name) == 0);
+	wq_close(fd);
+	return 0;
+}
+
+/*
+ * Through /dev/wq the defaults are capped at the unprivileged ceilings
+ * too, for every caller (as mq_open() caps msg_default at msg_max), and
+ * module_info says what such a create gets. A ceiling of 0 leaves a
+ * create with 0 nothing (it got the whole default before); asked for, a
+ * count is still root's to give.
+ */
+TEST_F(quota, defaults_are_capped_at_the_unprivileged_ceilings)
+{
+	struct wq_module_info mi;
+	struct wq_stats st;
+	char name[WQ_NAME_MAX];
+	bool none = false;
+	int fd;
+
+	ASSERT_EQ(0, wqt_param_set("default_max_items", 1000));
+	ASSERT_EQ(0, wqt_param_set("default_max_tracked", 1000));
+	ASSERT_EQ(0, wqt_param_set("unpriv_max_items", 50));
+	ASSERT_EQ(0, wqt_param_set("unpriv_max_tracked", 40));
+	ASSERT_EQ(0, raw_module_info(&mi));
+	EXPECT_EQ(50U, mi.default_max_items);
+	EXPECT_EQ(40U, mi.default_max_tracked);
+	EXPECT_EQ(0, as_user(UID_A, capped_child, &none));
+
+	qname(name, "caproot", 0);
+	fd = wq_create(name, NULL);
+	ASSERT_GE(fd, 0) TH_LOG("create with the defaults: %s", strerror(-fd));
+	EXPECT_EQ(0, wq_stat(fd, &st));
+	EXPECT_EQ(50U, st.max_items);
+	EXPECT_EQ(40U, st.max_tracked);
+	EXPECT_EQ(0, wq_destroy(name));
+	wq_close(fd);
+
+	ASSERT_EQ(0, wqt_param_set("unpriv_max_items", 0));
+	ASSERT_EQ(0, raw_module_info(&mi));
+	EXPECT_EQ(0U, mi.default_max_items);
+	none = true;
+	EXPECT_EQ(0, as_user(UID_A, capped_child, &none));
+	fd = wq_create(name, NULL);
+	EXPECT_EQ(-EINVAL, fd);
+	if (fd >= 0) {
+		wq_destroy(name);
+		wq_close(fd);
+	}
+	fd = raw_open_dev();
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(0, raw_create(fd, name, NULL, 10, 0));
+	EXPECT_EQ(0, wq_destroy(name));
 	close(fd);
 }
 

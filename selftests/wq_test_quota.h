@@ -14,9 +14,15 @@
 #include "wq_test_users.h"
 #include "wq_test_files.h"
 
+/* The parameters the tests set; the fixture saves and restores them. */
+static const char *const quota_params[] = {
+	"user_max_queues", "user_max_key_bytes", "max_queues",
+	"default_max_items", "max_items_limit", "default_max_tracked",
+	"unpriv_max_items", "unpriv_max_tracked",
+};
+
 FIXTURE(quota) {
-	unsigned long max_queues, max_bytes, global_max;
-	unsigned long items_default, items_limit;
+	unsigned long saved[ARRAY_SIZE(quota_params)]; /* 0: not read */
 };
 
 FIXTURE_SETUP(quota)
@@ -25,28 +31,18 @@ FIXTURE_SETUP(quota)
 		SKIP(return, "/dev/wq missing (module not loaded)");
 	if (geteuid() != 0)
 		SKIP(return, "needs root to set the quotas and change uid");
-	self->max_queues = wqt_param_get("user_max_queues");
-	self->max_bytes = wqt_param_get("user_max_key_bytes");
-	self->global_max = wqt_param_get("max_queues");
-	self->items_default = wqt_param_get("default_max_items");
-	self->items_limit = wqt_param_get("max_items_limit");
-	ASSERT_NE(0, self->max_queues);
-	ASSERT_NE(0, self->max_bytes);
+	for (size_t i = 0; i < ARRAY_SIZE(quota_params); i++) {
+		self->saved[i] = wqt_param_get(quota_params[i]);
+		ASSERT_NE(0, self->saved[i]) TH_LOG("%s", quota_params[i]);
+	}
 }
 
 FIXTURE_TEARDOWN(quota)
 {
 	wqt_reap_all();
-	if (self->max_queues)
-		wqt_param_set("user_max_queues", self->max_queues);
-	if (self->max_bytes)
-		wqt_param_set("user_max_key_bytes", self->max_bytes);
-	if (self->global_max)
-		wqt_param_set("max_queues", self->global_max);
-	if (self->items_default)
-		wqt_param_set("default_max_items", self->items_default);
-	if (self->items_limit)
-		wqt_param_set("max_items_limit", self->items_limit);
+	for (size_t i = 0; i < ARRAY_SIZE(quota_params); i++)
+		if (self->saved[i])
+			wqt_param_set(quota_params[i], self->saved[i]);
 }
 
 /* Queue i of a test named for tag, made by process pid (or this one). */

@@ -684,13 +684,16 @@ struct wq_list {
  * @max_queues: most named queues of the handle's IPC namespace (the
  *	module's max_queues, or ns_max_queues in a namespace other than the
  *	initial one)
- * @default_max_items: max_items used when a queue is created with 0
+ * @default_max_items: max_items of a queue created with 0 here (the
+ *	module's default_max_items, capped at @max_items_limit and
+ *	@unpriv_max_items)
  * @max_items_limit: largest max_items (and max_tracked) accepted
  * @limiter_terms_max: WQ_LIMITER_TERMS_MAX
  * @add_flags: WQ_ADD_* bits understood
  * @get_flags: WQ_GET_* bits understood
  * @shutdown_flags: WQ_SHUTDOWN_* bits understood
- * @default_max_tracked: max_tracked used when a queue is created with 0
+ * @default_max_tracked: max_tracked of a queue created with 0 here
+ *	(capped as @default_max_items is, at @unpriv_max_tracked)
  * @user_max_queues: queues one user may have (destroyed-but-open included)
  * @unpriv_max_items: largest max_items without CAP_SYS_RESOURCE
  * @unpriv_max_tracked: largest max_tracked without CAP_SYS_RESOURCE
