@@ -282,25 +282,25 @@ static long wq_ioc_module_info(struct wq_handle *h, struct kwq *q, void *arg,
 {
 	struct wq_module_info *mi = arg;
 	u32 limit = wq_items_limit();
+	u32 items_ceil = READ_ONCE(wq_unpriv_max_items);
+	u32 tracked_ceil = READ_ONCE(wq_unpriv_max_tracked);
 	const struct cred *old;
 
 	mi->abi_version = WQ_ABI_VERSION;
 	mi->key_max = WQ_KEY_MAX;
 	mi->max_queues = wq_registry_max_queues(h->ipc);
 	mi->default_max_items = wq_items_default(&wq_default_max_items,
-						 READ_ONCE(wq_unpriv_max_items),
-						 limit);
+						 items_ceil, limit);
 	mi->max_items_limit = limit;
 	mi->limiter_terms_max = WQ_LIMITER_TERMS_MAX;
 	mi->add_flags = WQ_ADD_RATE_LIMITED | WQ_ADD_WAIT | WQ_ADD_AFTER;
 	mi->get_flags = WQ_GET_NONBLOCK | WQ_GET_DETACH;
 	mi->shutdown_flags = WQ_SHUTDOWN_DRAIN | WQ_SHUTDOWN_DISCARD;
-	mi->default_max_tracked =
-		wq_items_default(&wq_default_max_tracked,
-				 READ_ONCE(wq_unpriv_max_tracked), limit);
+	mi->default_max_tracked = wq_items_default(&wq_default_max_tracked,
+						   tracked_ceil, limit);
 	mi->user_max_queues = READ_ONCE(wq_user_max_queues);
-	mi->unpriv_max_items = READ_ONCE(wq_unpriv_max_items);
-	mi->unpriv_max_tracked = READ_ONCE(wq_unpriv_max_tracked);
+	mi->unpriv_max_items = items_ceil;
+	mi->unpriv_max_tracked = tracked_ceil;
 	mi->key_cost = WQ_KEY_COST;
 	mi->user_max_key_bytes = READ_ONCE(wq_user_max_key_bytes);
 	old = wq_as_opener(h);

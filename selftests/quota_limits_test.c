@@ -573,6 +573,8 @@ TEST_F(quota, defaults_are_capped_at_the_limit)
 	char name[WQ_NAME_MAX];
 	int fd, ret;
 
+	ASSERT_EQ(0, wqt_param_set("unpriv_max_items", 1000));
+	ASSERT_EQ(0, wqt_param_set("unpriv_max_tracked", 1000));
 	ASSERT_EQ(0, wqt_param_set("default_max_items", 1000));
 	ASSERT_EQ(0, wqt_param_set("default_max_tracked", 1000));
 	ASSERT_EQ(0, wqt_param_set("max_items_limit", 100));
@@ -636,6 +638,7 @@ TEST_F(quota, defaults_are_capped_at_the_unprivileged_ceilings)
 	bool none = false;
 	int fd;
 
+	ASSERT_EQ(0, wqt_param_set("max_items_limit", 1U << 20));
 	ASSERT_EQ(0, wqt_param_set("default_max_items", 1000));
 	ASSERT_EQ(0, wqt_param_set("default_max_tracked", 1000));
 	ASSERT_EQ(0, wqt_param_set("unpriv_max_items", 50));
@@ -670,6 +673,17 @@ TEST_F(quota, defaults_are_capped_at_the_unprivileged_ceilings)
 	EXPECT_EQ(0, raw_create(fd, name, NULL, 10, 0));
 	EXPECT_EQ(0, wq_destroy(name));
 	close(fd);
+
+	/* a tracked ceiling of 0: no idle failure records, as a default of 0 */
+	ASSERT_EQ(0, wqt_param_set("unpriv_max_items", 50));
+	ASSERT_EQ(0, wqt_param_set("unpriv_max_tracked", 0));
+	fd = wq_create(name, NULL);
+	ASSERT_GE(fd, 0) TH_LOG("create with the defaults: %s", strerror(-fd));
+	EXPECT_EQ(0, wq_stat(fd, &st));
+	EXPECT_EQ(50U, st.max_items);
+	EXPECT_EQ(0U, st.max_tracked);
+	EXPECT_EQ(0, wq_destroy(name));
+	wq_close(fd);
 }
 
 TEST_HARNESS_MAIN

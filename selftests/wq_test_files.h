@@ -85,14 +85,23 @@ static inline char wqt_task_state(const char *path)
 }
 
 /* A module parameter of wq: its value (0 if unreadable), and set (root). */
-static inline unsigned long wqt_param_get(const char *name)
+static inline int wqt_param_read(const char *name, unsigned long *v)
 {
 	char path[128], buf[32];
+	int ret;
 
 	snprintf(path, sizeof(path), "/sys/module/wq/parameters/%s", name);
-	if (wqt_read_file(path, buf, sizeof(buf)))
-		return 0;
-	return strtoul(buf, NULL, 10);
+	ret = wqt_read_file(path, buf, sizeof(buf));
+	if (!ret)
+		*v = strtoul(buf, NULL, 10);
+	return ret;
+}
+
+static inline unsigned long wqt_param_get(const char *name)
+{
+	unsigned long v;
+
+	return wqt_param_read(name, &v) ? 0 : v;
 }
 
 static inline int wqt_param_set(const char *name, unsigned long v)

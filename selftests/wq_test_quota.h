@@ -14,15 +14,20 @@
 #include "wq_test_users.h"
 #include "wq_test_files.h"
 
-/* The parameters the tests set; the fixture saves and restores them. */
+/*
+ * The parameters the tests set, which the fixture saves and restores; the
+ * first five are never 0.
+ */
 static const char *const quota_params[] = {
 	"user_max_queues", "user_max_key_bytes", "max_queues",
 	"default_max_items", "max_items_limit", "default_max_tracked",
 	"unpriv_max_items", "unpriv_max_tracked",
 };
+#define QUOTA_PARAMS_NONZERO	5
 
 FIXTURE(quota) {
-	unsigned long saved[ARRAY_SIZE(quota_params)]; /* 0: not read */
+	unsigned long saved[ARRAY_SIZE(quota_params)];
+	bool read[ARRAY_SIZE(quota_params)];
 };
 
 FIXTURE_SETUP(quota)
@@ -32,8 +37,11 @@ FIXTURE_SETUP(quota)
 	if (geteuid() != 0)
 		SKIP(return, "needs root to set the quotas and change uid");
 	for (size_t i = 0; i < ARRAY_SIZE(quota_params); i++) {
-		self->saved[i] = wqt_param_get(quota_params[i]);
-		ASSERT_NE(0, self->saved[i]) TH_LOG("%s", quota_params[i]);
+		ASSERT_EQ(0, wqt_param_read(quota_params[i], &self->saved[i]))
+			TH_LOG("%s", quota_params[i]);
+		self->read[i] = true;
+		if (i < QUOTA_PARAMS_NONZERO)
+			ASSERT_NE(0, self->saved[i]) TH_LOG("%s", quota_params[i]);
 	}
 }
 
@@ -41,7 +49,7 @@ FIXTURE_TEARDOWN(quota)
 {
 	wqt_reap_all();
 	for (size_t i = 0; i < ARRAY_SIZE(quota_params); i++)
-		if (self->saved[i])
+		if (self->read[i])
 			wqt_param_set(quota_params[i], self->saved[i]);
 }
 
