@@ -5,7 +5,8 @@
  * changed, every charge given back when the memory is freed (also for a
  * queue destroyed but still open, and for records kept only for their
  * failures), budgets per user, and the CAP_SYS_RESOURCE bypass. The
- * other limits: quota_limits_test.c; the fixture: wq_test_quota.h.
+ * other limits: quota_limits_test.c and quota_params_test.c; the fixture:
+ * wq_test_quota.h.
  */
 #include "wq_test_quota.h"
 
