@@ -139,13 +139,17 @@ static void kwq_enqueue_locked(struct kwq *q, struct kwq_item *item,
 	WRITE_ONCE(q->nr_queued, q->nr_queued + 1);
 }
 
-/* A PROCESSING record stops processing (off its holder, not dirty). */
-static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
+/*
+ * A PROCESSING record stops processing (off its holder, not dirty);
+ * @hint: the holder the caller knows, likely the record's, or NULL.
+ */
+static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item,
+				      struct kwq_holder *hint)
 {
 	lockdep_assert_held(&q->lock);
 	kwq_metrics_end_locked(q, item);
 	kwq_prio_end_locked(q, item);
-	kwq_holder_unheld_locked(q, item);
+	kwq_holder_unheld_locked(q, item, hint);
 	/* a discard zeroed nr_dirty and left the marks to be ignored */
 	if ((item->flags & KWQ_ITEM_DIRTY) && !q->discarded)
 		q->nr_dirty--;
@@ -154,7 +158,7 @@ static void kwq_end_processing_locked(struct kwq *q, struct kwq_item *item)
 }
 
 static void kwq_queue_again_locked(struct kwq *q, struct kwq_item *item,
-				   bool head);
+				   bool head, struct kwq_holder *hint);
 
 /**
  * kwq_requeue_locked() - a processing key goes back on the queue, whether
@@ -178,16 +182,19 @@ static void kwq_queue_again_locked(struct kwq *q, struct kwq_item *item,
 void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head)
 {
 	kwq_prio_put_back_locked(q, item);
-	kwq_queue_again_locked(q, item, head);
+	kwq_queue_again_locked(q, item, head, NULL);
 }
 
-/* kwq_requeue_locked() at the priority @item has now (wq_ready.h). */
+/*
+ * kwq_requeue_locked() at the priority @item has now (wq_ready.h); @hint
+ * as kwq_end_processing_locked()'s.
+ */
 static void kwq_queue_again_locked(struct kwq *q, struct kwq_item *item,
-				   bool head)
+				   bool head, struct kwq_holder *hint)
 {
 	bool dirty = item->flags & KWQ_ITEM_DIRTY;
 
-	kwq_end_processing_locked(q, item);
+	kwq_end_processing_locked(q, item, hint);
 	if (q->discarded) {
 		kwq_record_unhold_locked(q, item);
 		kwq_wake_drainers_locked(q);
@@ -289,9 +296,11 @@ int kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item, u64 now)
 /*
  * End processing of @item: queue it again if dirty (unless a discard
  * dropped the mark), else unhold it (@item may be freed). Observes its
- * work_duration; @now is kwq_metrics_now() of this hold of q->lock.
+ * work_duration; @now is kwq_metrics_now() of this hold of q->lock;
+ * @hint as kwq_end_processing_locked()'s.
  */
-static void kwq_finish_locked(struct kwq *q, struct kwq_item *item, u64 now)
+static void kwq_finish_locked(struct kwq *q, struct kwq_item *item, u64 now,
+			      struct kwq_holder *hint)
 {
 	bool again = (item->flags & KWQ_ITEM_DIRTY) && !q->discarded;
 
@@ -299,9 +308,9 @@ static void kwq_finish_locked(struct kwq *q, struct kwq_item *item, u64 now)
 	kwq_hist_observe(&q->metrics.work_duration, now - item->start_ns);
 	trace_kwq_done(q, item, now - item->start_ns, again);
 	if (again) {
-		kwq_queue_again_locked(q, item, false);
+		kwq_queue_again_locked(q, item, false, hint);
 	} else {
-		kwq_end_processing_locked(q, item);
+		kwq_end_processing_locked(q, item, hint);
 		kwq_record_unhold_locked(q, item);
 	}
 	kwq_wake_drainers_locked(q);
@@ -405,7 +414,7 @@ unsigned int kwq_queue_done(struct kwq *q, struct kwq_holder *holder,
 	for (i = 0; i < n; i++) {
 		item = kwq_done_find_locked(q, holder, &keys[i]);
 		if (item && (item->flags & KWQ_ITEM_PROCESSING)) {
-			kwq_finish_locked(q, item, now);
+			kwq_finish_locked(q, item, now, holder);
 			res[i] = 0;
 			ok++;
 		} else {
@@ -444,7 +453,7 @@ int kwq_queue_done_held(struct kwq *q, struct kwq_item *item, u64 gen)
 	/* a record still processing is held, never an orphan: not freed */
 	kwq_record_unpin_locked(q, item);
 	if (mine)
-		kwq_finish_locked(q, item, kwq_metrics_now());
+		kwq_finish_locked(q, item, kwq_metrics_now(), NULL);
 	kwq_done_unlock(q, flags, queued, held);
 	return mine ? 0 : -ENOENT;
 }
@@ -590,10 +599,13 @@ void kwq_holder_held_locked(struct kwq_holder *holder, struct kwq_item *item)
  * @q: the queue (q->lock held)
  * @item: a PROCESSING record, off its holder's list after this, wherever
  *	the done came from
+ * @hint: a holder of @q the caller knows (the done's own), or NULL: if it
+ *	is @item's, no look-up in q->holders
  *
  * Context: any context (q->lock held).
  */
-void kwq_holder_unheld_locked(struct kwq *q, struct kwq_item *item)
+void kwq_holder_unheld_locked(struct kwq *q, struct kwq_item *item,
+			      struct kwq_holder *hint)
 {
 	u32 id = FIELD_GET(KWQ_ITEM_HOLDER, item->flags);
 	struct kwq_holder *holder;
@@ -603,7 +615,7 @@ void kwq_holder_unheld_locked(struct kwq *q, struct kwq_item *item)
 		return;
 	item->flags &= ~KWQ_ITEM_HOLDER;
 	/* a holder is in q->holders while it holds keys */
-	holder = xa_load(&q->holders, id - 1);
+	holder = hint && hint->id == id ? hint : xa_load(&q->holders, id - 1);
 	if (!WARN_ON_ONCE(!holder))
 		WRITE_ONCE(holder->nr, holder->nr - 1);
 }

@@ -510,7 +510,8 @@ void kwq_holder_init(struct kwq_holder *holder);
 int kwq_holder_attach(struct kwq *q, struct kwq_holder *holder, bool creator);
 void kwq_holder_detach(struct kwq *q, struct kwq_holder *holder);
 void kwq_holder_held_locked(struct kwq_holder *holder, struct kwq_item *item);
-void kwq_holder_unheld_locked(struct kwq *q, struct kwq_item *item);
+void kwq_holder_unheld_locked(struct kwq *q, struct kwq_item *item,
+			      struct kwq_holder *hint);
 void kwq_holder_release(struct kwq *q, struct kwq_holder *holder);
 
 #endif /* _WQ_QUEUE_H */
