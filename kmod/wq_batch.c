@@ -6,7 +6,8 @@
  * The keys travel as an array of struct wq_iov, read in one copy. They are
  * then handled in chunks of at most KWQ_BATCH keys and WQ_BATCH_BUF (8 KiB)
  * key bytes (a key is at most WQ_KEY_MAX, 4 KiB, so one always fits): the
- * user memory of a chunk is copied while no lock is held, then the queue's
+ * user memory of a chunk is copied while no lock is held (keys next to
+ * each other there in one copy), then the queue's
  * lock is taken once for the whole chunk (kwq_add_many(),
  * kwq_queue_take(), kwq_queue_done(); twice for a chunk of ADD from
  * its first new key without a spare record on, see kwq_add_many()),
@@ -117,6 +118,82 @@ static bool wq_iov_len_ok(const struct wq_iov *iov)
 }
 
 /*
+ * Read the keys of run @run..@n of chunk @c (next to each other in the
+ * caller's memory, and so in @buf, its buffer) in one copy; if that
+ * faults, key by key, dropping each that faults (-EFAULT in @res).
+ * Return: the chunk's keys read: @run and the run's that were.
+ */
+static unsigned int wq_run_read(const struct wq_iov *iov,
+				struct wq_keys_chunk *c, int *res, u8 *buf,
+				unsigned int run, unsigned int n)
+{
+	const struct kwq_keyref *last = &c->refs[n - 1];
+	size_t from = (const u8 *)c->refs[run].data - buf;
+	size_t to = (const u8 *)last->data + last->len - buf;
+	unsigned int k, w = run;
+
+	if (!copy_from_user(buf + from, u64_to_user_ptr(iov[c->idx[run]].base),
+			    to - from))
+		return n;
+	for (k = run; k < n; k++) {
+		from = (const u8 *)c->refs[k].data - buf;
+		if (copy_from_user(buf + from,
+				   u64_to_user_ptr(iov[c->idx[k]].base),
+				   c->refs[k].len)) {
+			res[c->idx[k]] = -EFAULT;
+			continue;
+		}
+		c->refs[w] = c->refs[k];
+		c->idx[w++] = c->idx[k];
+	}
+	return w;
+}
+
+/*
+ * Read the keys of the chunk that starts at entry *@pi of @iov (of
+ * @count) into @buf: KWQ_BATCH entries at most, up to the first key that
+ * does not fit in @buf (the first always does); *@pi is moved past it. A
+ * bad entry gets its result in @res and is skipped. Keys next to each
+ * other in the caller's memory (as GET_BATCH leaves them) are read in one
+ * copy: a copy's checks cost more than a short key's bytes.
+ * Return: the keys read, in @c's refs (hash 0) and idx.
+ */
+static unsigned int wq_chunk_read(const struct wq_iov *iov, unsigned int count,
+				  unsigned int *pi, struct wq_keys_chunk *c,
+				  int *res, u8 *buf)
+{
+	unsigned int i = *pi, n = 0, run = 0;
+	const struct wq_iov *chunk = iov + i;
+	size_t off = 0;
+	u64 end = 0;	/* where the run's last key ends in user memory */
+
+	for (; i < count && i - *pi < KWQ_BATCH; i++) {
+		const struct wq_iov *v = &iov[i];
+
+		if (!wq_iov_len_ok(v)) {
+			res[i - *pi] = -EINVAL;
+			continue;
+		}
+		if (off + v->len > WQ_BATCH_BUF)
+			break;
+		if (n > run && v->base != end) {
+			n = wq_run_read(chunk, c, res, buf, run, n);
+			run = n;
+		}
+		c->refs[n].data = buf + off;
+		c->refs[n].len = v->len;
+		c->refs[n].hash = 0;
+		c->idx[n++] = i - *pi;
+		off += v->len;
+		end = v->base + v->len;
+	}
+	if (n > run)
+		n = wq_run_read(chunk, c, res, buf, run, n);
+	*pi = i;
+	return n;
+}
+
+/*
  * ADD_BATCH and DONE_BATCH: each chunk of keys read into the scratch, then
  * added or done in order (kwq_add_many(), kwq_queue_done()).
  */
@@ -143,36 +220,13 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 	res = io.s->res;
 	buf = io.s->buf;
 	while (i < b->count) {
-		unsigned int j, first = i, n = 0;
-		size_t off = 0;
+		unsigned int j, first = i, n;
 
-		/*
-		 * a chunk: KWQ_BATCH entries at most, up to the first key
-		 * that does not fit in buf (the first always does); a bad
-		 * entry gets its result here and is skipped
-		 */
-		for (; i < b->count && i - first < KWQ_BATCH; i++) {
-			const struct wq_iov *v = &io.iov[i];
-
-			if (!wq_iov_len_ok(v)) {
-				res[i - first] = -EINVAL;
-				continue;
-			}
-			if (off + v->len > WQ_BATCH_BUF)
-				break;
-			if (copy_from_user(buf + off, u64_to_user_ptr(v->base),
-					   v->len)) {
-				res[i - first] = -EFAULT;
-				continue;
-			}
-			c->refs[n].data = buf + off;
-			c->refs[n].len = v->len;
-			/* DONE's: by kwq_queue_done(), if needed */
-			c->refs[n].hash = add ? kwq_record_hash(q, buf + off,
-								v->len) : 0;
-			c->idx[n++] = i - first;
-			off += v->len;
-		}
+		n = wq_chunk_read(io.iov, b->count, &i, c, res, buf);
+		/* DONE's hashes: by kwq_queue_done(), if needed */
+		for (j = 0; add && j < n; j++)
+			c->refs[j].hash = kwq_record_hash(q, c->refs[j].data,
+							  c->refs[j].len);
 		if (n && add)
 			ok += kwq_add_many(q, c->refs, c->res, c->items, n,
 					   &ab);

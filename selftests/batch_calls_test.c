@@ -10,8 +10,11 @@
  * -EINVAL, -EFAULT, -EBADF) change nothing; a batch of keys queued at
  * once wakes as many blocked consumers; long keys and calls of more than
  * 64 entries cross the kernel's chunks whole, in order, each result in
- * its place.
+ * its place; keys next to each other in memory, read in one copy, still
+ * fault one by one.
  */
+#include <sys/mman.h>
+
 #include "wq_test_util.h"
 #include "wq_test_jobs.h"
 
@@ -417,6 +420,49 @@ TEST_F(bc, close_returns_batch_keys)
 	EXPECT_STATS(self->fd, STAT(processing, 0), STAT(queued, 2));
 	EXPECT_GET(self->fd, "a");
 	EXPECT_GET(self->fd, "b");
+}
+
+/*
+ * Keys next to each other in memory are read in one copy; where that copy
+ * faults (the run crosses into an unmapped page), each key that can be
+ * read is still added or done, and only those that cannot get -EFAULT.
+ */
+TEST_F(bc, adjacent_keys_across_an_unmapped_page)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	static char more[] = "ccccdddd";
+	int errs[6], want[6] = { 0, 0, -EFAULT, -EFAULT, 0, 0 };
+	struct iovec keys[6];
+	char *m;
+	int i;
+
+	m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	memcpy(m + pg - 10, "aaaabbbbxxyyyy", 14);
+	/* a, b end the first page; x.. straddles; y in the second */
+	for (i = 0; i < 4; i++)
+		keys[i] = (struct iovec){ m + pg - 10 + 4 * i, 4 };
+	keys[4] = (struct iovec){ more, 4 };
+	keys[5] = (struct iovec){ more + 4, 4 };
+	ASSERT_EQ(0, munmap(m + pg, pg));
+
+	memset(errs, 0x55, sizeof(errs));
+	EXPECT_EQ(4, wq_add_batch(self->fd, keys, 6, errs));
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(want[i], errs[i]) TH_LOG("add: key %d", i);
+	EXPECT_STATS(self->fd, STAT(queued, 4), STAT(keys, 4));
+	EXPECT_GET(self->fd, "aaaa");
+	EXPECT_GET(self->fd, "bbbb");
+	EXPECT_GET(self->fd, "cccc");
+	EXPECT_GET(self->fd, "dddd");
+
+	memset(errs, 0x55, sizeof(errs));
+	EXPECT_EQ(4, wq_done_batch(self->fd, keys, 6, errs));
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(want[i], errs[i]) TH_LOG("done: key %d", i);
+	EXPECT_STATS(self->fd, STAT(processing, 0), STAT(keys, 0));
+	munmap(m, pg);
 }
 
 /* Access modes: a consumer may not add, a producer may not get or done. */
