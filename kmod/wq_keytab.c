@@ -154,19 +154,14 @@ static void kwq_retire(struct kwq_keytab *kt, struct hlist_head *table)
 	kt->retired = table;
 }
 
-/*
- * Move up to KWQ_MIGRATE_BATCH old buckets into the current table. True
- * if that ended the migration: the old array is on kt->retired.
- */
-static bool kwq_migrate_step(struct kwq_keytab *kt)
+/* kwq_migrate_step() of a migrating table (kt->old set). */
+static bool kwq_migrate_more(struct kwq_keytab *kt)
 {
 	unsigned int n = 1U << kt->old_shift;
 	int budget = KWQ_MIGRATE_BATCH;
 	struct hlist_node *tmp;
 	struct kwq_key *k;
 
-	if (!kt->old)
-		return false;
 	while (budget-- > 0 && kt->migrate_pos < n) {
 		struct hlist_head *head = &kt->old[kt->migrate_pos];
 
@@ -183,6 +178,16 @@ static bool kwq_migrate_step(struct kwq_keytab *kt)
 	kwq_retire(kt, kt->old);
 	WRITE_ONCE(kt->old, NULL);
 	return true;
+}
+
+/*
+ * Move up to KWQ_MIGRATE_BATCH old buckets into the current table. True
+ * if that ended the migration: the old array is on kt->retired. Inline:
+ * every insert and remove asks, and the table rarely migrates.
+ */
+static inline bool kwq_migrate_step(struct kwq_keytab *kt)
+{
+	return kt->old && kwq_migrate_more(kt);
 }
 
 /**
