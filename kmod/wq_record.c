@@ -469,7 +469,17 @@ void kwq_record_put_locked(struct kwq *q, struct kwq_item *item)
 		list_add_tail(&item->link, &q->orphans);
 		return;
 	}
-	if (item->key.len <= KWQ_INLINE_KEY && q->nr_spare < KWQ_SPARE_MAX) {
+	if (item->key.len <= KWQ_INLINE_KEY) {
+		/* full: the oldest makes room (wq_record.h) */
+		if (q->nr_spare == KWQ_SPARE_MAX) {
+			struct kwq_item *old = list_last_entry(&q->spare,
+							       struct kwq_item,
+							       link);
+
+			list_del(&old->link);
+			q->nr_spare--;
+			kwq_record_free(old);
+		}
 		item->key.tag = kwq_record_spare_tag();
 		list_add(&item->link, &q->spare);
 		q->nr_spare++;

@@ -32,7 +32,10 @@
  * B's next key; A is then charged for at most as many records as it
  * allocated itself, never more. A queue keeps at most KWQ_SPARE_MAX
  * records (under 10 KiB) beyond its keys, which the per-user limit on
- * queues bounds.
+ * queues bounds; when it has that many, the oldest makes room for the
+ * newest, so the spares of a cgroup that adds no more (a restarted
+ * container's, its cgroup gone) leave as others come instead of
+ * keeping the queue from keeping any.
  *
  * Handles (struct kwq_held, kwq_get_held()): a record a handle names is
  * pinned (KWQ_ITEM_PINS) and never freed while pinned, so kwq_done_held()

@@ -3,7 +3,7 @@
  * Spare records (kmod/wq_record.h): the record of a short key that went
  * away is kept, up to 64 a queue, and the next new short key takes it
  * instead of an allocation; so is a batch of new keys after a batch of
- * dones.
+ * dones; a full list of one memory cgroup's makes room for another's.
  *
  * Whether a call allocated is read off fail-nth: with 1 written to
  * /proc/thread-self/fail-nth, the thread's next slab allocation fails, and
@@ -13,6 +13,9 @@
  * may not skip); failslab's knobs are set and restored as for the
  * fail-nth tests (wq_test_failslab.h).
  */
+#include <sys/mount.h>
+#include <sys/stat.h>
+
 #include "wq_test_failslab.h"
 
 #define SPARE_MAX	64	/* KWQ_SPARE_MAX */
@@ -166,6 +169,52 @@ TEST_F(spare, batch_after_batch_done_allocates_nothing)
 	EXPECT_EQ(SPARE_MAX, wq_len(self->fd));
 	for (i = 0; i < SPARE_MAX; i++)
 		EXPECT_EQ(0, errs[i]);
+}
+
+/* Moves this process into the cgroup @cg (a path): 0 or -errno. */
+static int cg_enter(const char *cg)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	return wqt_write_file(path, "0");
+}
+
+/*
+ * A full list of spares of a memory cgroup that adds no more (a restarted
+ * container's) does not keep the queue from keeping another's: the oldest
+ * spare makes room for the newest (it was the newest that was freed).
+ */
+TEST_F(spare, a_full_list_makes_room_for_another_cgroup)
+{
+	char root[] = "/sys/fs/cgroup", a[128], b[128], key[16];
+
+	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK))
+		mount("none", root, "cgroup2", 0, NULL);
+	if (wqt_write_file("/sys/fs/cgroup/cgroup.subtree_control", "+memory"))
+		SKIP(return, "no memory controller");
+	snprintf(a, sizeof(a), "%s/wq-spare-%d-a", root, (int)getpid());
+	snprintf(b, sizeof(b), "%s/wq-spare-%d-b", root, (int)getpid());
+	ASSERT_EQ(0, mkdir(a, 0755));
+	ASSERT_EQ(0, mkdir(b, 0755));
+
+	ASSERT_EQ(0, cg_enter(a));
+	cycle(_metadata, self->fd, 0, 4 * SPARE_MAX);	/* 64 spares of a */
+	ASSERT_EQ(0, cg_enter(b));
+	key_of(key, 5000);
+	arm(_metadata, self->fs.nth_fd);	/* none of b's yet */
+	EXPECT_EQ(-ENOMEM, wq_add(self->fd, key, 8));
+	EXPECT_FALSE(disarm(_metadata, self->fs.nth_fd));
+	cycle(_metadata, self->fd, 5000, 5001);	/* its record stays spare */
+	key_of(key, 5001);
+	arm(_metadata, self->fs.nth_fd);
+	EXPECT_EQ(0, wq_add(self->fd, key, 8));
+	EXPECT_TRUE(disarm(_metadata, self->fs.nth_fd));
+	EXPECT_EQ(1, wq_len(self->fd));
+
+	EXPECT_EQ(0, cg_enter(root));
+	EXPECT_EQ(0, rmdir(a));
+	EXPECT_EQ(0, rmdir(b));
 }
 
 TEST_HARNESS_MAIN
