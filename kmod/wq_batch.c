@@ -7,12 +7,11 @@
  * then handled in chunks of at most KWQ_BATCH keys and WQ_BATCH_BUF (8 KiB)
  * key bytes (a key is at most WQ_KEY_MAX, 4 KiB, so one always fits): the
  * user memory of a chunk is copied while no lock is held (keys next to
- * each other there in one copy), then the queue's
- * lock is taken once for the whole chunk (kwq_add_many(),
- * kwq_queue_take(), kwq_queue_done(); twice for a chunk of ADD from
- * its first new key without a spare record on, see kwq_add_many()),
- * so no hold of it grows with the batch and consumers are woken once per
- * hold, as many as keys were queued.
+ * each other there in one copy), then the queue's lock is taken once for
+ * the whole chunk (kwq_add_many(), kwq_queue_take(), kwq_queue_done();
+ * twice for a chunk of ADD from its first new key without a spare record
+ * on, see kwq_add_many()), so no hold of it grows with the batch and
+ * consumers are woken once per hold, as many as keys were queued.
  *
  * Memory: a call borrows one struct wq_scratch (wq_scratch.c: a bounded
  * global pool) for its chunks, its key bytes and, for up to KWQ_BATCH
@@ -118,7 +117,7 @@ static bool wq_iov_len_ok(const struct wq_iov *iov)
 }
 
 /*
- * Read the keys of run @run..@n of chunk @c (next to each other in the
+ * Read the keys of run [@run, @n) of chunk @c (next to each other in the
  * caller's memory, and so in @buf, its buffer) in one copy; if that
  * faults, key by key, dropping each that faults (-EFAULT in @res).
  * Return: the chunk's keys read: @run and the run's that were.

@@ -465,6 +465,55 @@ TEST_F(bc, adjacent_keys_across_an_unmapped_page)
 	munmap(m, pg);
 }
 
+/*
+ * A fault inside a run: 64 adjacent 100-byte keys over a page that is
+ * not mapped. The keys before it and after it in the same run are added
+ * and done, in order; only those that touch the page get -EFAULT.
+ */
+TEST_F(bc, a_fault_inside_a_run)
+{
+	enum { N = 64, LEN = 100 };
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m, *start, buf[LEN + 1];
+	struct iovec keys[N];
+	int errs[N], want[N], ok = 0, i;
+
+	m = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	start = m + pg - 10 * LEN;
+	for (i = 0; i < N; i++) {
+		char *k = start + i * LEN;
+
+		keys[i] = (struct iovec){ k, LEN };
+		/* a key that touches the middle page faults */
+		want[i] = k + LEN > m + pg && k < m + 2 * pg ? -EFAULT : 0;
+		ok += !want[i];
+		if (!want[i]) {
+			memset(k, 'k', LEN);
+			k[0] = (char)i;		/* distinct keys */
+		}
+	}
+	ASSERT_EQ(0, munmap(m + pg, pg));
+	ASSERT_EQ(0, want[N - 1]);	/* readable keys after the page */
+
+	EXPECT_EQ(ok, wq_add_batch(self->fd, keys, N, errs));
+	for (i = 0; i < N; i++)
+		EXPECT_EQ(want[i], errs[i]) TH_LOG("add: key %d", i);
+	for (i = 0; i < N; i++) {
+		if (want[i])
+			continue;
+		ASSERT_EQ(LEN, wq_get(self->fd, buf, sizeof(buf), 0));
+		EXPECT_EQ(0, memcmp(buf, keys[i].iov_base, LEN)) TH_LOG("key %d", i);
+	}
+	EXPECT_EQ(ok, wq_done_batch(self->fd, keys, N, errs));
+	for (i = 0; i < N; i++)
+		EXPECT_EQ(want[i], errs[i]) TH_LOG("done: key %d", i);
+	EXPECT_STATS(self->fd, STAT(processing, 0), STAT(keys, 0));
+	munmap(m, pg);
+	munmap(m + 2 * pg, pg);
+}
+
 /* Access modes: a consumer may not add, a producer may not get or done. */
 TEST_F(bc, access_modes)
 {
