@@ -89,34 +89,68 @@ TEST_F(quota, count_limits_refuse_what_is_out_of_range)
 }
 
 /*
+ * Creates @name with the defaults: 0 if it got @items and @tracked (then
+ * destroyed), else the create's -errno, or 1 (printed).
+ */
+static int create_with_defaults(const char *name, uint32_t items,
+				uint32_t tracked)
+{
+	struct wq_stats st = { 0 };
+	int fd = wq_create(name, NULL), ret = 0;
+
+	if (fd < 0)
+		return fd;
+	if (wq_stat(fd, &st) || st.max_items != items ||
+	    st.max_tracked != tracked) {
+		fprintf(stderr, "# %s: max_items %u, max_tracked %u; want %u, %u\n",
+			name, st.max_items, st.max_tracked, items, tracked);
+		ret = 1;
+	}
+	wq_destroy(name);
+	wq_close(fd);
+	return ret;
+}
+
+/* The count parameters a test sets, in the order set_counts() takes. */
+static const char *const counts[] = {
+	"max_items_limit", "default_max_items", "default_max_tracked",
+	"unpriv_max_items", "unpriv_max_tracked",
+};
+
+/*
+ * Sets the parameters of counts[] to @v; module_info's defaults must then
+ * be @items and @tracked.
+ */
+static void set_counts(struct __test_metadata *_metadata,
+		       const unsigned long v[ARRAY_SIZE(counts)],
+		       uint32_t items, uint32_t tracked)
+{
+	struct wq_module_info mi;
+
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
+		ASSERT_EQ(0, wqt_param_set(counts[i], v[i]))
+			TH_LOG("%s", counts[i]);
+	}
+	ASSERT_EQ(0, raw_module_info(&mi));
+	EXPECT_EQ(items, mi.default_max_items);
+	EXPECT_EQ(tracked, mi.default_max_tracked);
+}
+
+/*
  * A limit lowered under the defaults caps them: a queue created with 0
  * gets the limit (it failed with EINVAL before), and module_info says so.
  */
 TEST_F(quota, defaults_are_capped_at_the_limit)
 {
-	struct wq_module_info mi;
-	struct wq_stats st;
 	char name[WQ_NAME_MAX];
 	int fd, ret;
 
-	ASSERT_EQ(0, wqt_param_set("unpriv_max_items", 1000));
-	ASSERT_EQ(0, wqt_param_set("unpriv_max_tracked", 1000));
-	ASSERT_EQ(0, wqt_param_set("default_max_items", 1000));
-	ASSERT_EQ(0, wqt_param_set("default_max_tracked", 1000));
-	ASSERT_EQ(0, wqt_param_set("max_items_limit", 100));
-	ASSERT_EQ(0, raw_module_info(&mi));
-	EXPECT_EQ(100U, mi.default_max_items);
-	EXPECT_EQ(100U, mi.default_max_tracked);
+	set_counts(_metadata, (unsigned long[]){ 100, 1000, 1000, 1000, 1000 },
+		   100, 100);
 	EXPECT_EQ(1000UL, wqt_param_get("default_max_items"));
 
 	qname(name, "cap", 0);
-	fd = wq_create(name, NULL);
-	ASSERT_GE(fd, 0) TH_LOG("create with the defaults: %s", strerror(-fd));
-	EXPECT_EQ(0, wq_stat(fd, &st));
-	EXPECT_EQ(100U, st.max_items);
-	EXPECT_EQ(100U, st.max_tracked);
-	EXPECT_EQ(0, wq_destroy(name));
-	wq_close(fd);
+	EXPECT_EQ(0, create_with_defaults(name, 100, 100));
 	/* asked for, more than the limit is still refused */
 	fd = raw_open_dev();
 	ASSERT_GE(fd, 0);
@@ -131,21 +165,10 @@ TEST_F(quota, defaults_are_capped_at_the_limit)
 static int capped_child(void *arg)
 {
 	const bool none = *(const bool *)arg;
-	struct wq_stats st;
 	char name[WQ_NAME_MAX];
-	int fd;
 
 	qname(name, "capuser", 0);
-	fd = wq_create(name, NULL);
-	if (none) {
-		CHILD_CHECK(fd == -EINVAL);
-		return 0;
-	}
-	CHILD_CHECK(fd >= 0);
-	CHILD_CHECK(wq_stat(fd, &st) == 0);
-	CHILD_CHECK(st.max_items == 50 && st.max_tracked == 40);
-	CHILD_CHECK(wq_destroy(name) == 0);
-	wq_close(fd);
+	CHILD_CHECK(create_with_defaults(name, 50, 40) == (none ? -EINVAL : 0));
 	return 0;
 }
 
@@ -159,41 +182,23 @@ static int capped_child(void *arg)
 TEST_F(quota, defaults_are_capped_at_the_unprivileged_ceilings)
 {
 	struct wq_module_info mi;
-	struct wq_stats st;
 	char name[WQ_NAME_MAX];
 	bool none = false;
 	int fd;
 
-	ASSERT_EQ(0, wqt_param_set("max_items_limit", 1U << 20));
-	ASSERT_EQ(0, wqt_param_set("default_max_items", 1000));
-	ASSERT_EQ(0, wqt_param_set("default_max_tracked", 1000));
-	ASSERT_EQ(0, wqt_param_set("unpriv_max_items", 50));
-	ASSERT_EQ(0, wqt_param_set("unpriv_max_tracked", 40));
-	ASSERT_EQ(0, raw_module_info(&mi));
-	EXPECT_EQ(50U, mi.default_max_items);
-	EXPECT_EQ(40U, mi.default_max_tracked);
+	set_counts(_metadata, (unsigned long[]){ 1UL << 20, 1000, 1000, 50, 40 },
+		   50, 40);
 	EXPECT_EQ(0, as_user(UID_A, capped_child, &none));
 
 	qname(name, "caproot", 0);
-	fd = wq_create(name, NULL);
-	ASSERT_GE(fd, 0) TH_LOG("create with the defaults: %s", strerror(-fd));
-	EXPECT_EQ(0, wq_stat(fd, &st));
-	EXPECT_EQ(50U, st.max_items);
-	EXPECT_EQ(40U, st.max_tracked);
-	EXPECT_EQ(0, wq_destroy(name));
-	wq_close(fd);
+	EXPECT_EQ(0, create_with_defaults(name, 50, 40));
 
 	ASSERT_EQ(0, wqt_param_set("unpriv_max_items", 0));
 	ASSERT_EQ(0, raw_module_info(&mi));
 	EXPECT_EQ(0U, mi.default_max_items);
 	none = true;
 	EXPECT_EQ(0, as_user(UID_A, capped_child, &none));
-	fd = wq_create(name, NULL);
-	EXPECT_EQ(-EINVAL, fd);
-	if (fd >= 0) {
-		wq_destroy(name);
-		wq_close(fd);
-	}
+	EXPECT_EQ(-EINVAL, create_with_defaults(name, 0, 40));
 	fd = raw_open_dev();
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(0, raw_create(fd, name, NULL, 10, 0));
@@ -203,13 +208,7 @@ TEST_F(quota, defaults_are_capped_at_the_unprivileged_ceilings)
 	/* a tracked ceiling of 0: no idle failure records, as a default of 0 */
 	ASSERT_EQ(0, wqt_param_set("unpriv_max_items", 50));
 	ASSERT_EQ(0, wqt_param_set("unpriv_max_tracked", 0));
-	fd = wq_create(name, NULL);
-	ASSERT_GE(fd, 0) TH_LOG("create with the defaults: %s", strerror(-fd));
-	EXPECT_EQ(0, wq_stat(fd, &st));
-	EXPECT_EQ(50U, st.max_items);
-	EXPECT_EQ(0U, st.max_tracked);
-	EXPECT_EQ(0, wq_destroy(name));
-	wq_close(fd);
+	EXPECT_EQ(0, create_with_defaults(name, 50, 0));
 }
 
 TEST_HARNESS_MAIN
