@@ -452,7 +452,8 @@ struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len)
 /**
  * kwq_record_put_locked() - a record in no table or list is not needed
  * any more: keep it for the handles that name it (an orphan), spare (for
- * the caller's memory cgroup), or free it
+ * the caller's memory cgroup; with KWQ_SPARE_MAX kept, the oldest spare
+ * is freed to make room), or free it
  * @q: the queue (q->lock held)
  * @item: the record
  */
