@@ -84,7 +84,10 @@ static inline char wqt_task_state(const char *path)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
-/* A module parameter of wq: its value (0 if unreadable), and set (root). */
+/*
+ * A module parameter of wq: read (0 and the value in *@v, or -errno), its
+ * value (wqt_param_get(): 0 if unreadable), and set (root).
+ */
 static inline int wqt_param_read(const char *name, unsigned long *v)
 {
 	char path[128], buf[32];

@@ -3,8 +3,8 @@
  * Quotas (doc/security.md): what quota_test.c, quota_limits_test.c and
  * quota_params_test.c share. The tests run as root, set the module's
  * quota parameters (the fixture quota puts them back), and fork children
- * that drop to other uids (losing every capability). A child returns 0, or the line of the
- * first check that failed (printed too).
+ * that drop to other uids (losing every capability). A child returns 0,
+ * or the line of the first check that failed (printed too).
  */
 #ifndef WQ_TEST_QUOTA_H
 #define WQ_TEST_QUOTA_H
