@@ -34,6 +34,7 @@
  */
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/uaccess.h>
 
 #include "wq_add.h"
@@ -220,19 +221,20 @@ static long wq_batch_keys(struct wq_handle *h, struct kwq *q,
 	buf = io.s->buf;
 	while (i < b->count) {
 		unsigned int j, first = i, n;
+		int *out;
 
 		n = wq_chunk_read(io.iov, b->count, &i, c, res, buf);
+		/* none dropped: each key's result goes straight to its place */
+		out = n == i - first ? res : c->res;
 		/* DONE's hashes: by kwq_queue_done(), if needed */
 		for (j = 0; add && j < n; j++)
 			c->refs[j].hash = kwq_record_hash(q, c->refs[j].data,
 							  c->refs[j].len);
 		if (n && add)
-			ok += kwq_add_many(q, c->refs, c->res, c->items, n,
-					   &ab);
+			ok += kwq_add_many(q, c->refs, out, c->items, n, &ab);
 		else if (n)
-			ok += kwq_queue_done(q, &h->holder, c->refs,
-						  c->res, n);
-		for (j = 0; j < n; j++)
+			ok += kwq_queue_done(q, &h->holder, c->refs, out, n);
+		for (j = 0; out != res && j < n; j++)
 			res[c->idx[j]] = c->res[j];
 		wq_batch_io_out(&io, first, i - first);
 	}
@@ -271,26 +273,16 @@ long wq_ioc_done_batch(struct wq_handle *h, struct kwq *q, void *arg,
 	return wq_batch_keys(h, q, arg, false);
 }
 
-/* The bytes of the keys a chunk took. */
-static size_t wq_take_bytes(const struct kwq_take *t)
-{
-	size_t off = 0;
-	u32 i;
-
-	for (i = 0; i < t->taken; i++)
-		off += t->lens[i];
-	return off;
-}
-
 /*
  * Deliver a chunk: its keys to @ubuf, their places to @ukeys, their
  * priorities to @uprios (if not NULL). If a copy faults, the chunk's keys
  * go back to the head of the queue, in their order and in one hold of its
  * lock, and the call stops there.
+ * Return: the bytes of the keys delivered, or -EFAULT.
  */
-static int wq_take_deliver(struct kwq *q, struct kwq_take *t,
-			   struct wq_take_chunk *c, u8 __user *ubuf,
-			   struct wq_iov __user *ukeys, s32 __user *uprios)
+static long wq_take_deliver(struct kwq *q, struct kwq_take *t,
+			    struct wq_take_chunk *c, u8 __user *ubuf,
+			    struct wq_iov __user *ukeys, s32 __user *uprios)
 {
 	size_t off = 0;
 	u32 i;
@@ -304,7 +296,7 @@ static int wq_take_deliver(struct kwq *q, struct kwq_take *t,
 	    !copy_to_user(ukeys, c->iov, t->taken * sizeof(c->iov[0])) &&
 	    (!uprios ||
 	     !copy_to_user(uprios, c->prios, t->taken * sizeof(c->prios[0]))))
-		return 0;
+		return off;
 	for (i = 0, off = 0; i < t->taken; off += c->lens[i++]) {
 		c->refs[i].data = t->buf + off;
 		c->refs[i].len = c->lens[i];
@@ -341,7 +333,7 @@ static long wq_get_batch(struct wq_handle *h, struct kwq *q,
 	struct wq_take_chunk *c;
 	struct wq_scratch *s;
 	u64 off = 0, cap;
-	u32 total = 0;
+	u32 total = 0, n;
 	long ret;
 
 	/* an O_NONBLOCK file never sleeps: -EAGAIN (uapi: struct wq_get) */
@@ -355,16 +347,18 @@ static long wq_get_batch(struct wq_handle *h, struct kwq *q,
 		return -ENOMEM;
 	c = &s->take;
 	/*
-	 * The first chunk's part of @keys, out-only, is zeroed before the
-	 * wait: an unwritable one fails now, not after its keys were taken
-	 * (they would go back, but a get would have been observed). A bad
-	 * entry past the first chunk, a bad @buf, or @keys unmapped meanwhile
-	 * by another thread are still found at delivery, as documented.
+	 * The first chunk's part of @keys, out-only, is written (a zero at
+	 * each page) before the wait: an unwritable one fails now, not after
+	 * its keys were taken (they would go back, but a get would have been
+	 * observed). A bad entry past the first chunk, a bad @buf, or @keys
+	 * unmapped meanwhile by another thread are still found at delivery,
+	 * as documented.
 	 */
+	n = min_t(u32, b->count, KWQ_BATCH);
 	ret = -EFAULT;
-	if (clear_user(ukeys, min_t(u32, b->count, KWQ_BATCH) * sizeof(*ukeys)) ||
-	    (uprios && clear_user(uprios, min_t(u32, b->count, KWQ_BATCH) *
-					  sizeof(*uprios))))
+	if (fault_in_writeable((char __user *)ukeys, n * sizeof(*ukeys)) ||
+	    (uprios && fault_in_writeable((char __user *)uprios,
+					  n * sizeof(*uprios))))
 		goto out;
 
 	while (total < b->count) {
@@ -380,9 +374,9 @@ static long wq_get_batch(struct wq_handle *h, struct kwq *q,
 			break;
 		ret = wq_take_deliver(q, &t, c, ubuf + off, ukeys + total,
 				      uprios ? uprios + total : NULL);
-		if (ret)
+		if (ret < 0)
 			break;
-		off += wq_take_bytes(&t);
+		off += ret;
 		total += t.taken;
 		flags |= KWQ_GET_NONBLOCK;	/* only the first key waits */
 	}
