@@ -50,15 +50,32 @@ static bool kwq_add_needs_level(const struct kwq *q,
 }
 
 /*
+ * The held record for an add of @new's key, looked up in this hold of
+ * q->lock as @item (kwq_record_hold_found_locked()'s @item, @new and
+ * @unlimited): every add goes through here, and a queue shutting down
+ * takes no keys. Return: the record, or ERR_PTR(-ESHUTDOWN), -EAGAIN or
+ * -EDQUOT with nothing changed.
+ */
+static struct kwq_item *kwq_accept_found_locked(struct kwq *q,
+						struct kwq_item *item,
+						struct kwq_item **new,
+						bool unlimited)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->shutting_down)
+		return ERR_PTR(-ESHUTDOWN);
+	return kwq_record_hold_found_locked(q, item, new, unlimited);
+}
+
+/*
  * Accept the add of @new's key at @prio: the held record, its priority
  * given (on a priority queue; @prepared: this hold made sure of the level
  * of @prio, which goes back if the key did not take it).
  */
-static struct kwq_item *kwq_accept_prio_locked(struct kwq *q,
-					       struct kwq_item *found,
-					       struct kwq_item **new,
-					       bool unlimited, s32 prio,
-					       bool prepared)
+static inline struct kwq_item *
+kwq_accept_prio_locked(struct kwq *q, struct kwq_item *found,
+		       struct kwq_item **new, bool unlimited, s32 prio,
+		       bool prepared)
 {
 	struct kwq_item *item;
 
@@ -310,7 +327,7 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 
 	while (!(flags & KWQ_ADD_RATE_LIMITED) && !*delay_ns) {
 		spin_lock_irqsave(&q->lock, irqflags);
-		if (q->shutting_down) {	/* as kwq_accept_locked(), unallocated */
+		if (q->shutting_down) {	/* as kwq_accept_found_locked(), unallocated */
 			spin_unlock_irqrestore(&q->lock, irqflags);
 			kfree(level);
 			return -ESHUTDOWN;
@@ -525,8 +542,10 @@ unsigned int kwq_add_many(struct kwq *q, const struct kwq_keyref *keys,
 	for (;;) {
 		spin_lock_irqsave(&q->lock, flags);
 		queued = q->nr_queued;
+		kwq_record_tag_hold_locked(q);
 		i += kwq_add_spared_locked(q, keys + i, res + i, n - i, b,
 					   &level, &need_level, &ok);
+		kwq_record_untag_hold_locked(q);
 		queued = q->nr_queued - queued;
 		spin_unlock_irqrestore(&q->lock, flags);
 		kwq_wake_getters(q, queued);

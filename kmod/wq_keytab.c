@@ -87,19 +87,6 @@ void kwq_keytab_destroy(struct kwq_keytab *kt)
 	kt->buckets = NULL;
 }
 
-/**
- * kwq_keytab_hash() - hash of a key for this table
- * @kt: the table (its seed)
- * @data: key bytes
- * @len: key length
- *
- * Return: the hash to pass to find; struct kwq_key stores its low 32 bits.
- */
-u64 kwq_keytab_hash(const struct kwq_keytab *kt, const void *data, u32 len)
-{
-	return hsiphash(data, len, &kt->seed);
-}
-
 static struct kwq_key *kwq_chain_find(struct hlist_head *head, u64 hash,
 				      const void *data, u32 len)
 {

@@ -113,12 +113,28 @@ struct kwq_keytab {
 
 int kwq_keytab_init(struct kwq_keytab *kt, gfp_t gfp);
 void kwq_keytab_destroy(struct kwq_keytab *kt);
-u64 kwq_keytab_hash(const struct kwq_keytab *kt, const void *data, u32 len);
 struct kwq_key *kwq_keytab_find(struct kwq_keytab *kt, u64 hash,
 				const void *data, u32 len);
 bool kwq_keytab_insert(struct kwq_keytab *kt, struct kwq_key *key);
 bool kwq_keytab_remove(struct kwq_keytab *kt, struct kwq_key *key);
 void kwq_keytab_drain(struct kwq_keytab *kt, void (*fn)(struct kwq_key *));
+
+/**
+ * kwq_keytab_hash() - hash of a key for this table
+ * @kt: the table (its seed)
+ * @data: key bytes
+ * @len: key length
+ *
+ * Inline: every add hashes its key, and a call would cost more than the
+ * hash of a short one.
+ *
+ * Return: the hash to pass to find; struct kwq_key stores its low 32 bits.
+ */
+static inline u64 kwq_keytab_hash(const struct kwq_keytab *kt,
+				  const void *data, u32 len)
+{
+	return hsiphash(data, len, &kt->seed);
+}
 
 bool kwq_keytab_want_grow(const struct kwq_keytab *kt, unsigned int *shift);
 struct hlist_head *kwq_keytab_alloc_buckets(unsigned int shift, gfp_t gfp);

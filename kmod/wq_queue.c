@@ -67,7 +67,6 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 	INIT_WORK(&q->grow_work, kwq_record_grow_work);
 	kwq_ready_init(q, false, 0);
 	INIT_LIST_HEAD(&q->idle);
-	INIT_LIST_HEAD(&q->spare);
 	INIT_LIST_HEAD(&q->orphans);
 	kwq_metrics_init(q);
 	q->max_tracked = max_tracked;
@@ -206,47 +205,6 @@ static void kwq_queue_again_locked(struct kwq *q, struct kwq_item *item,
 	if (q->prio && (item->flags & KWQ_ITEM_WAITING))
 		kwq_delay_cancel_locked(q, item);
 	kwq_enqueue_locked(q, item, head);
-}
-
-/**
- * kwq_accept_locked() - the held record for an add of @new's key
- * @q: the queue (q->lock held)
- * @new: as for kwq_record_hold_locked()
- * @unlimited: as for kwq_record_hold_locked()
- *
- * Every add goes through here or kwq_accept_found_locked(): a queue
- * shutting down takes no keys.
- *
- * Return: the record, or ERR_PTR(-ESHUTDOWN), ERR_PTR(-EAGAIN) or
- * ERR_PTR(-EDQUOT) with nothing changed.
- */
-struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
-				   bool unlimited)
-{
-	lockdep_assert_held(&q->lock);
-	if (q->shutting_down)
-		return ERR_PTR(-ESHUTDOWN);
-	return kwq_record_hold_locked(q, new, unlimited);
-}
-
-/**
- * kwq_accept_found_locked() - kwq_accept_locked() of a key looked up in
- * this hold of q->lock
- * @q: the queue (q->lock held)
- * @item: kwq_record_find_locked() of the key
- * @new: as for kwq_record_hold_found_locked(); may point to NULL if @item
- *	is not NULL
- * @unlimited: as for kwq_record_hold_found_locked()
- *
- * Return: as kwq_accept_locked().
- */
-struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
-					 struct kwq_item **new, bool unlimited)
-{
-	lockdep_assert_held(&q->lock);
-	if (q->shutting_down)
-		return ERR_PTR(-ESHUTDOWN);
-	return kwq_record_hold_found_locked(q, item, new, unlimited);
 }
 
 /**
@@ -411,6 +369,8 @@ unsigned int kwq_queue_done(struct kwq *q, struct kwq_holder *holder,
 	now = kwq_metrics_now();
 	queued = q->nr_queued;
 	held = q->nr_held;
+	if (n > 1)
+		kwq_record_tag_hold_locked(q);
 	for (i = 0; i < n; i++) {
 		item = kwq_done_find_locked(q, holder, &keys[i]);
 		if (item && (item->flags & KWQ_ITEM_PROCESSING)) {
@@ -421,6 +381,7 @@ unsigned int kwq_queue_done(struct kwq *q, struct kwq_holder *holder,
 			res[i] = -ENOENT;
 		}
 	}
+	kwq_record_untag_hold_locked(q);
 	kwq_done_unlock(q, flags, queued, held);
 	return ok;
 }
@@ -580,18 +541,6 @@ void kwq_holder_detach(struct kwq *q, struct kwq_holder *holder)
 {
 	WARN_ON_ONCE(!list_empty(&holder->held));
 	xa_erase(&q->holders, holder->id - 1);
-}
-
-/**
- * kwq_holder_held_locked() - @holder has @item in processing now
- * @holder: the holder
- * @item: a record just handed out (q->lock held)
- */
-void kwq_holder_held_locked(struct kwq_holder *holder, struct kwq_item *item)
-{
-	list_add_tail(&item->link, &holder->held);
-	item->flags |= FIELD_PREP(KWQ_ITEM_HOLDER, holder->id);
-	WRITE_ONCE(holder->nr, holder->nr + 1);
 }
 
 /**

@@ -98,6 +98,7 @@
 #ifndef _WQ_QUEUE_H
 #define _WQ_QUEUE_H
 
+#include <linux/bitfield.h>
 #include <linux/build_bug.h>
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
@@ -185,8 +186,8 @@ struct wq_ipc;
  * struct kwq_item - the record of one key
  * @key: the key (inline up to KWQ_INLINE_KEY bytes) and its hash chain
  * @link: q->fifo while QUEUED; holder->held while PROCESSING with a holder;
- *	q->idle while not held but with @failures; q->spare while spare;
- *	q->orphans while ORPHAN
+ *	q->idle while not held but with @failures; q->orphans while ORPHAN
+ *	(unused while spare: q->spare is an array)
  * @wait: ready time and heap position while WAITING
  * @flags: KWQ_ITEM_*, the count of kwq_held handles (KWQ_ITEM_PINS) and
  *	the holder's id (KWQ_ITEM_HOLDER)
@@ -206,16 +207,17 @@ struct wq_ipc;
  *
  * One per key held, so its size is most of the memory per key:
  * at most 152 bytes, checked by a BUILD_BUG_ON in wq_init(), and no
- * padding (64 + 16 + 16 + 4 + 4 + 8 + 16 + 8 + 8 + 4 + 4 on 64-bit).
+ * padding (64 + 16 + 16 + 16 + 4 + 4 + 8 + 8 + 8 + 4 + 4 on 64-bit).
  */
 struct kwq_item {
 	struct kwq_key key;
 	struct list_head link;
+	struct list_head run;
+	/* from here on cleared for a spare record's new key */
 	struct kwq_heap_node wait;
 	u32 flags;
 	u32 failures;
 	u64 gen;
-	struct list_head run;
 	u64 start_ns;
 	u64 dirty_ns;
 	s32 prio;
@@ -276,8 +278,15 @@ struct kwq_holder {
  *	@move_work starts the other again
  * @idle: [L] records kept only for their failures, oldest first
  * @nr_idle: [L] records on @idle
- * @spare: [L] records of keys gone, kept for new keys (wq_record.h)
- * @nr_spare: [L] records on @spare, at most KWQ_SPARE_MAX
+ * @spare: [L] records of keys gone, kept for new keys (wq_record.h): a
+ *	ring, the newest just before @spare_head (an array, so a key's trip
+ *	through it costs no list operations)
+ * @spare_head: [L] the slot of @spare the next record given up goes to
+ * @nr_spare: [L] records in @spare, at most KWQ_SPARE_MAX
+ * @hold_tag: [L] while @hold_tag_known, the memory cgroup a record given
+ *	up or taken spare in this hold of @lock is for (wq_record.c): a
+ *	batch's hold looks it up once for all its keys
+ * @hold_tag_known: [L] @hold_tag is set, for this hold of @lock only
  * @orphans: [L] records of keys gone that kwq_held handles still name
  *	(wq_record.h), freed when the last is given back or with the queue
  * @nr_tracked: [L] records with failures (held or idle)
@@ -349,8 +358,11 @@ struct kwq {
 	bool delay_stopped;
 	struct list_head idle;
 	unsigned int nr_idle;
-	struct list_head spare;
+	struct kwq_item *spare[KWQ_SPARE_MAX];
+	unsigned int spare_head;
 	unsigned int nr_spare;
+	u64 hold_tag;
+	bool hold_tag_known;
 	struct list_head orphans;
 	unsigned int nr_tracked;
 	unsigned int max_tracked;
@@ -468,10 +480,6 @@ struct kwq_keyref {
 	u64 hash;
 };
 
-struct kwq_item *kwq_accept_locked(struct kwq *q, struct kwq_item **new,
-				   bool unlimited);
-struct kwq_item *kwq_accept_found_locked(struct kwq *q, struct kwq_item *item,
-					 struct kwq_item **new, bool unlimited);
 int kwq_mark_pending_locked(struct kwq *q, struct kwq_item *item, u64 now);
 u32 kwq_queue_key_state(struct kwq *q, const void *key, u32 len,
 			struct kwq_key_info *info);
@@ -503,13 +511,42 @@ int kwq_wait(struct kwq *q, struct wait_queue_head *wqh, bool exclusive,
 
 void kwq_wake_getters(struct kwq *q, unsigned int n);
 void kwq_wake_producers(struct kwq *q, unsigned int n);
-void kwq_wake_drainers_locked(struct kwq *q);
+
+/**
+ * kwq_wake_drainers_locked() - drain waiters look again once nothing is
+ * queued or processing
+ * @q: the queue (q->lock held)
+ *
+ * Inline: every done asks, and there is seldom a drainer to wake.
+ */
+static inline void kwq_wake_drainers_locked(struct kwq *q)
+{
+	lockdep_assert_held(&q->lock);
+	if (q->nr_drainers && !q->nr_queued && !q->nr_processing)
+		wake_up_all(&q->drainers);
+}
+
 void kwq_requeue_locked(struct kwq *q, struct kwq_item *item, bool head);
 
 void kwq_holder_init(struct kwq_holder *holder);
 int kwq_holder_attach(struct kwq *q, struct kwq_holder *holder, bool creator);
 void kwq_holder_detach(struct kwq *q, struct kwq_holder *holder);
-void kwq_holder_held_locked(struct kwq_holder *holder, struct kwq_item *item);
+
+/**
+ * kwq_holder_held_locked() - @holder has @item in processing now
+ * @holder: the holder
+ * @item: a record just handed out (q->lock held)
+ *
+ * Inline: a take's step for each key.
+ */
+static inline void kwq_holder_held_locked(struct kwq_holder *holder,
+					  struct kwq_item *item)
+{
+	list_add_tail(&item->link, &holder->held);
+	item->flags |= FIELD_PREP(KWQ_ITEM_HOLDER, holder->id);
+	WRITE_ONCE(holder->nr, holder->nr + 1);
+}
+
 void kwq_holder_unheld_locked(struct kwq *q, struct kwq_item *item,
 			      struct kwq_holder *hint);
 void kwq_holder_release(struct kwq *q, struct kwq_holder *holder);

@@ -334,7 +334,7 @@ static void kwq_prio_move_locked(struct kwq *q, struct kwq_item *item,
 /**
  * __kwq_prio_add_locked() - an add gives @item a priority
  * @q: the queue (q->lock held)
- * @item: the record the add holds (kwq_accept_locked()), before the add
+ * @item: the record the add holds (kwq_accept_found_locked()), before the add
  *	gives it its state
  * @held: @item was held before this add
  * @prio: the add's priority (kwq_level_prepare_locked() made its level)

@@ -5,6 +5,7 @@
  * wq_record.h; the rules are in wq_queue.h.
  */
 #include <linux/cgroup.h>
+#include <linux/log2.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -50,12 +51,15 @@ static void kwq_record_ready(struct kwq_item *item, u32 len)
 }
 
 /*
- * A record of a key of @len bytes with every other field cleared; the key's
- * bytes (and, for a long key, its allocation) are the caller's.
+ * A spare record for a key of @len bytes, as kwq_record_alloc() leaves
+ * one: every field cleared but the inline bytes, which the caller fills
+ * (up to @len: nothing reads past it).
  */
 static void kwq_record_init(struct kwq_item *item, u32 len)
 {
-	memset(item, 0, sizeof(*item));
+	INIT_HLIST_NODE(&item->key.node);
+	item->key.hash = 0;
+	memset_startat(item, 0, wait);
 	kwq_record_ready(item, len);
 }
 
@@ -113,6 +117,13 @@ static long kwq_record_cost(u32 len)
 	return (long)len + WQ_KEY_COST;
 }
 
+/* The slot of q->spare of its @k-th newest record (@k < q->nr_spare). */
+static unsigned int kwq_spare_slot(const struct kwq *q, unsigned int k)
+{
+	BUILD_BUG_ON(!is_power_of_2(KWQ_SPARE_MAX));	/* wraps with u32 */
+	return (q->spare_head - 1 - k) % KWQ_SPARE_MAX;
+}
+
 /**
  * kwq_record_free_all() - free every record of a queue nobody uses any more,
  * and give their charge back
@@ -124,10 +135,8 @@ void kwq_record_free_all(struct kwq *q)
 {
 	struct kwq_item *item, *tmp;
 
-	list_for_each_entry_safe(item, tmp, &q->spare, link)
-		kwq_record_free(item);
-	INIT_LIST_HEAD(&q->spare);
-	q->nr_spare = 0;
+	while (q->nr_spare)
+		kwq_record_free(q->spare[kwq_spare_slot(q, --q->nr_spare)]);
 	list_for_each_entry_safe(item, tmp, &q->orphans, link) {
 		kwq_record_free(item);
 		cond_resched();		/* as many as handles not given back */
@@ -136,20 +145,6 @@ void kwq_record_free_all(struct kwq *q)
 	kwq_keytab_drain(&q->keys, kwq_record_free_key);
 	wq_quota_uncharge_bytes(q->owner, q->charged);
 	q->charged = 0;
-}
-
-/**
- * kwq_record_hash() - the key table's hash of a key
- * @q: the queue
- * @key: the key bytes
- * @len: their length
- *
- * Context: any context; no lock needed (the seed never changes).
- * Return: the hash, for kwq_record_find_locked().
- */
-u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
-{
-	return kwq_keytab_hash(&q->keys, key, len);
 }
 
 /**
@@ -284,25 +279,6 @@ void kwq_record_prepare_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 }
 
 /**
- * kwq_record_find_locked() - the record of a key
- * @q: the queue (q->lock held)
- * @hash: kwq_record_hash() of the key
- * @key: the key bytes
- * @len: their length
- *
- * Return: the record, held or idle, or NULL.
- */
-struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
-					const void *key, u32 len)
-{
-	struct kwq_key *k;
-
-	lockdep_assert_held(&q->lock);
-	k = kwq_keytab_find(&q->keys, hash, key, len);
-	return k ? container_of(k, struct kwq_item, key) : NULL;
-}
-
-/**
  * kwq_record_hold_locked() - the held record of a key
  * @q: the queue (q->lock held)
  * @new: in: a record from kwq_record_prepare_hashed(); set to NULL if it
@@ -401,6 +377,28 @@ static u64 kwq_record_spare_tag(void)
 	return tag;
 }
 
+/* kwq_record_spare_tag() of the task in this hold of q->lock. */
+static u64 kwq_record_hold_tag(const struct kwq *q)
+{
+	return q->hold_tag_known ? q->hold_tag : kwq_record_spare_tag();
+}
+
+/**
+ * kwq_record_tag_hold_locked() - look up once the memory cgroup that the
+ * records this hold of q->lock gives up or takes spare are for
+ * @q: the queue (q->lock held; the caller ends the hold's tag with
+ *	kwq_record_untag_hold_locked() before it drops the lock)
+ *
+ * A batch's hold gives up or takes a spare record for each of its keys,
+ * all for the same task: one look-up instead of one for each.
+ */
+void kwq_record_tag_hold_locked(struct kwq *q)
+{
+	lockdep_assert_held(&q->lock);
+	q->hold_tag = kwq_record_spare_tag();
+	q->hold_tag_known = true;
+}
+
 /* Spare records looked at for one of the caller's memory cgroup. */
 #define KWQ_SPARE_SCAN		4
 
@@ -421,30 +419,38 @@ static u64 kwq_record_spare_tag(void)
  */
 struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len)
 {
-	unsigned int scanned = 0;
+	unsigned int k, n = min_t(unsigned int, q->nr_spare, KWQ_SPARE_SCAN);
 	struct kwq_item *item;
 	u64 tag;
 
 	lockdep_assert_held(&q->lock);
-	if (len > KWQ_INLINE_KEY || !q->nr_spare)
+	if (len > KWQ_INLINE_KEY || !n)
 		return NULL;
-	tag = kwq_record_spare_tag();
+	tag = kwq_record_hold_tag(q);
 	/*
 	 * The newest few: producers and workers of two cgroups that share a
-	 * queue leave their spares interleaved, and one look at the head
+	 * queue leave their spares interleaved, and one look at the newest
 	 * would miss most of a task's own.
 	 */
-	list_for_each_entry(item, &q->spare, link) {
-		if (item->key.tag == tag) {
-			list_del(&item->link);
-			q->nr_spare--;
-			/* a pinned record is an orphan, never spare */
-			WARN_ON_ONCE(item->flags & KWQ_ITEM_PINS);
-			kwq_record_init(item, len);
-			return item;
+	for (k = 0; k < n; k++) {
+		unsigned int slot = kwq_spare_slot(q, k);
+
+		item = q->spare[slot];
+		if (item->key.tag != tag)
+			continue;
+		/* the k newer ones move up a slot into its place */
+		for (; k; k--) {
+			unsigned int newer = kwq_spare_slot(q, k - 1);
+
+			q->spare[slot] = q->spare[newer];
+			slot = newer;
 		}
-		if (++scanned == KWQ_SPARE_SCAN)
-			break;
+		q->spare_head = slot;
+		q->nr_spare--;
+		/* a pinned record is an orphan, never spare */
+		WARN_ON_ONCE(item->flags & KWQ_ITEM_PINS);
+		kwq_record_init(item, len);
+		return item;
 	}
 	return NULL;
 }
@@ -471,19 +477,14 @@ void kwq_record_put_locked(struct kwq *q, struct kwq_item *item)
 		return;
 	}
 	if (item->key.len <= KWQ_INLINE_KEY) {
-		/* full: the oldest makes room (wq_record.h) */
-		if (q->nr_spare == KWQ_SPARE_MAX) {
-			struct kwq_item *old = list_last_entry(&q->spare,
-							       struct kwq_item,
-							       link);
-
-			list_del(&old->link);
-			q->nr_spare--;
-			kwq_record_free(old);
-		}
-		item->key.tag = kwq_record_spare_tag();
-		list_add(&item->link, &q->spare);
-		q->nr_spare++;
+		/* full: the oldest, in the slot the newest takes, makes room */
+		if (q->nr_spare == KWQ_SPARE_MAX)
+			kwq_record_free(q->spare[q->spare_head]);
+		else
+			q->nr_spare++;
+		item->key.tag = kwq_record_hold_tag(q);
+		q->spare[q->spare_head] = item;
+		q->spare_head = (q->spare_head + 1) % KWQ_SPARE_MAX;
 		return;
 	}
 	kwq_record_free(item);

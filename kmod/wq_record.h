@@ -11,7 +11,7 @@
  * to the idle LRU (q->idle), capped at max_tracked.
  *
  * Spare records: a record whose key went away (done, forgotten, evicted)
- * is kept on q->spare, up to KWQ_SPARE_MAX (KWQ_BATCH) a queue, instead of
+ * is kept in q->spare, up to KWQ_SPARE_MAX (KWQ_BATCH) a queue, instead of
  * being freed, if its key lived inline; a new key of at most
  * KWQ_INLINE_KEY bytes takes one of the last KWQ_SPARE_SCAN given up in its
  * memory cgroup under q->lock, in the same hold
@@ -68,15 +68,56 @@ void kwq_record_prepare_hashed(struct kwq *q, struct kwq_item *new, u64 hash,
 			       gfp_t gfp);
 void kwq_record_grow_work(struct work_struct *work);
 
-u64 kwq_record_hash(struct kwq *q, const void *key, u32 len);
-struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
-					const void *key, u32 len);
+/**
+ * kwq_record_hash() - the key table's hash of a key
+ * @q: the queue
+ * @key: the key bytes
+ * @len: their length
+ *
+ * Context: any context; no lock needed (the seed never changes).
+ * Return: the hash, for kwq_record_find_locked().
+ */
+static inline u64 kwq_record_hash(struct kwq *q, const void *key, u32 len)
+{
+	return kwq_keytab_hash(&q->keys, key, len);
+}
+
+/**
+ * kwq_record_find_locked() - the record of a key
+ * @q: the queue (q->lock held)
+ * @hash: kwq_record_hash() of the key
+ * @key: the key bytes
+ * @len: their length
+ *
+ * Return: the record, held or idle, or NULL.
+ */
+static inline struct kwq_item *kwq_record_find_locked(struct kwq *q, u64 hash,
+						      const void *key, u32 len)
+{
+	struct kwq_key *k;
+
+	lockdep_assert_held(&q->lock);
+	k = kwq_keytab_find(&q->keys, hash, key, len);
+	return k ? container_of(k, struct kwq_item, key) : NULL;
+}
+
 struct kwq_item *kwq_record_hold_locked(struct kwq *q, struct kwq_item **new,
 					bool unlimited);
 struct kwq_item *kwq_record_hold_found_locked(struct kwq *q,
 					      struct kwq_item *item,
 					      struct kwq_item **new,
 					      bool unlimited);
+void kwq_record_tag_hold_locked(struct kwq *q);
+
+/**
+ * kwq_record_untag_hold_locked() - end kwq_record_tag_hold_locked()'s tag
+ * @q: the queue (q->lock held, and dropped next)
+ */
+static inline void kwq_record_untag_hold_locked(struct kwq *q)
+{
+	q->hold_tag_known = false;
+}
+
 struct kwq_item *kwq_record_spare_locked(struct kwq *q, u32 len);
 void kwq_record_put_locked(struct kwq *q, struct kwq_item *item);
 void kwq_record_pin_locked(struct kwq *q, struct kwq_item *item);

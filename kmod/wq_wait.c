@@ -61,18 +61,6 @@ void kwq_wake_producers(struct kwq *q, unsigned int n)
 }
 
 /**
- * kwq_wake_drainers_locked() - drain waiters look again once nothing is
- * queued or processing
- * @q: the queue (q->lock held)
- */
-void kwq_wake_drainers_locked(struct kwq *q)
-{
-	lockdep_assert_held(&q->lock);
-	if (q->nr_drainers && !q->nr_queued && !q->nr_processing)
-		wake_up_all(&q->drainers);
-}
-
-/**
  * kwq_wait() - sleep until a condition holds
  * @q: the queue
  * @wqh: the wait queue to sleep on
