@@ -3,7 +3,8 @@
  * Spare records (kmod/wq_record.h): the record of a short key that went
  * away is kept, up to 64 a queue, and the next new short key takes it
  * instead of an allocation; so is a batch of new keys after a batch of
- * dones; a full list of one memory cgroup's makes room for another's.
+ * dones; a full ring of one memory cgroup's makes room for another's, and
+ * spares of two cgroups given up in turn go each to its own.
  *
  * Whether a call allocated is read off fail-nth: with 1 written to
  * /proc/thread-self/fail-nth, the thread's next slab allocation fails, and
@@ -189,6 +190,25 @@ static int cg_enter(const char *cg)
 }
 
 /*
+ * Two memory cgroups, self->cg[0] and [1], made under the memory
+ * controller; a SKIP (in the caller) without one, outside the debug lane.
+ */
+#define make_cgroups(_metadata, self) do {				\
+	if (access(CG_ROOT "/cgroup.controllers", F_OK))		\
+		mount("none", CG_ROOT, "cgroup2", 0, NULL);		\
+	if (wqt_write_file(CG_ROOT "/cgroup.subtree_control", "+memory")) { \
+		ASSERT_EQ(NULL, getenv("WQ_DEBUG_LANE"))		\
+			TH_LOG("no memory controller in the debug lane"); \
+		SKIP(return, "no memory controller");			\
+	}								\
+	for (int _i = 0; _i < 2; _i++) {				\
+		snprintf((self)->cg[_i], sizeof((self)->cg[_i]),	\
+			 CG_ROOT "/wq-spare-%d-%c", (int)getpid(), 'a' + _i); \
+		ASSERT_EQ(0, mkdir((self)->cg[_i], 0755));		\
+	}								\
+} while (0)
+
+/*
  * A full list of spares of a memory cgroup that adds no more (a restarted
  * container's) does not keep the queue from keeping another's: the oldest
  * spare makes room for the newest (it was the newest that was freed).
@@ -197,17 +217,7 @@ TEST_F(spare, a_full_list_makes_room_for_another_cgroup)
 {
 	char *a = self->cg[0], *b = self->cg[1], key[16];
 
-	if (access(CG_ROOT "/cgroup.controllers", F_OK))
-		mount("none", CG_ROOT, "cgroup2", 0, NULL);
-	if (wqt_write_file(CG_ROOT "/cgroup.subtree_control", "+memory")) {
-		ASSERT_EQ(NULL, getenv("WQ_DEBUG_LANE"))
-			TH_LOG("no memory controller in the debug lane");
-		SKIP(return, "no memory controller");
-	}
-	snprintf(a, sizeof(self->cg[0]), CG_ROOT "/wq-spare-%d-a", (int)getpid());
-	ASSERT_EQ(0, mkdir(a, 0755));
-	snprintf(b, sizeof(self->cg[1]), CG_ROOT "/wq-spare-%d-b", (int)getpid());
-	ASSERT_EQ(0, mkdir(b, 0755));
+	make_cgroups(_metadata, self);
 
 	ASSERT_EQ(0, cg_enter(a));
 	cycle(_metadata, self->fd, 0, 4 * SPARE_MAX);	/* 64 spares of a */
@@ -222,6 +232,55 @@ TEST_F(spare, a_full_list_makes_room_for_another_cgroup)
 	EXPECT_EQ(0, wq_add(self->fd, key, 8));
 	EXPECT_TRUE(disarm(_metadata, self->fs.nth_fd));
 	EXPECT_EQ(1, wq_len(self->fd));
+}
+
+/* Add @key (of key_of(@i)) in cgroup @cg: allocating (-ENOMEM armed) or not. */
+static void add_in(struct __test_metadata *_metadata, struct wqt_failslab *fs,
+		   int fd, const char *cg, int i, bool allocates)
+{
+	char key[16];
+
+	ASSERT_EQ(0, cg_enter(cg));
+	key_of(key, i);
+	arm(_metadata, fs->nth_fd);
+	EXPECT_EQ(allocates ? -ENOMEM : 0, wq_add(fd, key, 8)) TH_LOG("key %d", i);
+	EXPECT_EQ(!allocates, disarm(_metadata, fs->nth_fd)) TH_LOG("key %d", i);
+}
+
+/*
+ * Spares of two cgroups given up in turn: each cgroup's adds find their
+ * own among the newest, behind the other's, and take exactly those.
+ */
+TEST_F(spare, interleaved_cgroups_take_their_own)
+{
+	char *a = self->cg[0], *b = self->cg[1], key[16], buf[64];
+	int i;
+
+	make_cgroups(_metadata, self);
+
+	/* grow the key table now, and leave 64 spares of b */
+	cycle(_metadata, self->fd, 1000, 1000 + 4 * SPARE_MAX);
+	ASSERT_EQ(0, cg_enter(b));
+	cycle(_metadata, self->fd, 2000, 2000 + 2 * SPARE_MAX);
+	/* four keys of b's spares, done by a, b, a, b: newest b a b a b... */
+	for (i = 0; i < 4; i++) {
+		key_of(key, 3000 + i);
+		ASSERT_EQ(0, wq_add(self->fd, key, 8));
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(8, wq_get(self->fd, buf, sizeof(buf), 0));
+		ASSERT_EQ(0, cg_enter(i % 2 ? b : a));
+		ASSERT_EQ(0, wq_done(self->fd, buf, 8));
+	}
+	/* a's two are the second and fourth newest; then none of a's */
+	add_in(_metadata, &self->fs, self->fd, a, 4000, false);
+	add_in(_metadata, &self->fs, self->fd, a, 4001, false);
+	add_in(_metadata, &self->fs, self->fd, a, 4002, true);
+	/* b's, newest first, all 62 of them, kept in order */
+	for (i = 0; i < SPARE_MAX - 2; i++)
+		add_in(_metadata, &self->fs, self->fd, b, 5000 + i, false);
+	add_in(_metadata, &self->fs, self->fd, b, 5100, true);
+	EXPECT_EQ(SPARE_MAX, wq_len(self->fd));
 }
 
 TEST_HARNESS_MAIN
