@@ -34,7 +34,6 @@
  */
 #include <linux/minmax.h>
 #include <linux/mm.h>
-#include <linux/pagemap.h>
 #include <linux/uaccess.h>
 
 #include "wq_add.h"
@@ -306,6 +305,28 @@ static long wq_take_deliver(struct kwq *q, struct kwq_take *t,
 	return -EFAULT;
 }
 
+/*
+ * Is the array of @n entries of @size bytes at @base writable? Each page
+ * of it is written by zeroing one whole entry: the first, then the one
+ * holding the page's first byte (GET may zero entries it does not fill,
+ * but not change them otherwise). 0 or -EFAULT.
+ */
+static int wq_probe_entries(void __user *base, size_t n, size_t size)
+{
+	unsigned long start = (unsigned long)base, end = start + n * size;
+	unsigned long p;
+
+	if (!access_ok(base, n * size))
+		return -EFAULT;
+	for (p = start; p < end; p = PAGE_ALIGN(p + 1)) {
+		unsigned long e = start + (p - start) / size * size;
+
+		if (clear_user((void __user *)e, size))
+			return -EFAULT;
+	}
+	return 0;
+}
+
 /* The fields of a GET_BATCH, checked: 0 and its deadline, or -errno. */
 static int wq_get_batch_check(const struct wq_batch *b, ktime_t *deadline)
 {
@@ -347,18 +368,17 @@ static long wq_get_batch(struct wq_handle *h, struct kwq *q,
 		return -ENOMEM;
 	c = &s->take;
 	/*
-	 * The first chunk's part of @keys, out-only, is written (a zero at
-	 * each page) before the wait: an unwritable one fails now, not after
-	 * its keys were taken (they would go back, but a get would have been
+	 * The first chunk's part of @keys (and @results), out-only, is
+	 * probed before the wait: an unwritable one fails now, not after its
+	 * keys were taken (they would go back, but a get would have been
 	 * observed). A bad entry past the first chunk, a bad @buf, or @keys
 	 * unmapped meanwhile by another thread are still found at delivery,
 	 * as documented.
 	 */
 	n = min_t(u32, b->count, KWQ_BATCH);
 	ret = -EFAULT;
-	if (fault_in_writeable((char __user *)ukeys, n * sizeof(*ukeys)) ||
-	    (uprios && fault_in_writeable((char __user *)uprios,
-					  n * sizeof(*uprios))))
+	if (wq_probe_entries(ukeys, n, sizeof(*ukeys)) ||
+	    (uprios && wq_probe_entries(uprios, n, sizeof(*uprios))))
 		goto out;
 
 	while (total < b->count) {

@@ -317,6 +317,60 @@ TEST_F(abij, get_batch_bad_keys_before_wait)
 	munmap(page, 4096);
 }
 
+/* Is each of @n entries of @size bytes at @p untouched (0xff) or all zero? */
+static int whole_entries(const unsigned char *p, int n, int size)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++, p += size) {
+		for (j = 1; j < size && p[j] == p[0]; j++)
+			;
+		if (j < size || (p[0] != 0xff && p[0] != 0))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Regression: the probe before the wait wrote a zero byte at the start of
+ * each page of @keys and @results, changing a byte of an entry GET_BATCH
+ * does not fill. It may zero such an entry, but only whole; here entries
+ * straddle the page boundary and start at no natural alignment.
+ */
+TEST_F(abij, get_batch_probe_changes_whole_entries)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned char *m, *keys, *prios;
+	struct wq_batch b;
+	struct snapshot s;
+	char buf[64];
+
+	m = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	memset(m, 0xff, 3 * pg);
+	/* entries 0..2 on one page, 3 across, 4..7 on the next */
+	keys = m + pg - 3 * sizeof(struct wq_iov) - 8;
+	prios = m + 2 * pg - 3 * sizeof(int32_t) - 2;
+	get_batch(&b, WQ_GET_NONBLOCK, 8, (uintptr_t)keys, buf, sizeof(buf));
+	b.results = (uintptr_t)prios;
+	s = snap(self->fd);
+	EXPECT_EQ(EAGAIN, xioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	ASSERT_UNCHANGED(s, self->fd);
+	EXPECT_EQ(-1, whole_entries(keys, 8, sizeof(struct wq_iov)));
+	EXPECT_EQ(-1, whole_entries(prios, 8, sizeof(int32_t)));
+	/* a key queued: the filled entry is whole, the rest as before */
+	memset(m, 0xff, 3 * pg);
+	ASSERT_EQ(0, raw_add(self->fd, "q", 1));
+	EXPECT_EQ(1, ioctl(self->fd, WQ_IOC_GET_BATCH, &b));
+	EXPECT_EQ(0, memcmp(keys + 8, "\1\0\0\0\0\0\0\0", 8));
+	EXPECT_EQ(-1, whole_entries(keys + sizeof(struct wq_iov), 7,
+				    sizeof(struct wq_iov)));
+	EXPECT_EQ(-1, whole_entries(prios + sizeof(int32_t), 7,
+				    sizeof(int32_t)));
+	munmap(m, 3 * pg);
+}
+
 /* Sizes: a longer struct with a zero tail works, a non-zero tail is E2BIG. */
 TEST_F(abij, batch_sizes)
 {

@@ -512,7 +512,8 @@ struct wq_iov {
  * @results: ADD and DONE: user pointer to @count __s32, each key's result
  *	(0 or -errno; with WQ_ADD_OUTCOME an added key's WQ_ADDED_*), or 0
  *	for none; GET: user pointer to @count __s32 that receive each taken
- *	key's priority (0 on a plain queue), or 0 for none
+ *	key's priority (0 on a plain queue; entries not filled as @keys'),
+ *	or 0 for none
  * @buf: GET: user pointer to the buffer the keys are packed into; else 0
  * @buf_cap: GET: size of @buf; else 0
  * @deadline_ns: GET: absolute CLOCK_MONOTONIC time to stop waiting for the
