@@ -107,9 +107,12 @@ static int __init wq_init(void)
 	ret = kwq_record_cache_init();
 	if (ret)
 		return ret;
-	ret = kwq_delay_module_init();
+	ret = kwq_queue_cache_init();
 	if (ret)
 		goto err_cache;
+	ret = kwq_delay_module_init();
+	if (ret)
+		goto err_queue_cache;
 	wq_registry_debugfs_init();
 	ret = wq_dev_init();
 	if (ret)
@@ -119,6 +122,8 @@ static int __init wq_init(void)
 err_debugfs:
 	wq_registry_debugfs_exit();
 	kwq_delay_module_exit();
+err_queue_cache:
+	kwq_queue_cache_exit();
 err_cache:
 	kwq_record_cache_exit();
 	return ret;
@@ -133,6 +138,7 @@ static void __exit wq_exit(void)
 	wq_registry_exit();
 	wq_scratch_exit();
 	kwq_delay_module_exit();
+	kwq_queue_cache_exit();
 	kwq_record_cache_exit();
 }
 

@@ -26,6 +26,33 @@
 /* The last queue id handed out (struct kwq.id): never reused while loaded. */
 static atomic64_t kwq_last_id = ATOMIC64_INIT(0);
 
+/* Queues are 2.5 KiB: a cache of their own, not kmalloc-4096's slots. */
+static struct kmem_cache *kwq_queue_cache;
+
+/**
+ * kwq_queue_cache_init() - create the queue cache
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int kwq_queue_cache_init(void)
+{
+	kwq_queue_cache = kmem_cache_create("wq_queue", sizeof(struct kwq), 0,
+					    SLAB_ACCOUNT, NULL);
+	return kwq_queue_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * kwq_queue_cache_exit() - destroy the queue cache; every queue must be
+ * freed
+ *
+ * Context: module exit.
+ */
+void kwq_queue_cache_exit(void)
+{
+	kmem_cache_destroy(kwq_queue_cache);
+}
+
 /**
  * kwq_queue_alloc() - allocate an empty queue with one reference
  * @max_items: most keys held at once (> 0)
@@ -49,7 +76,7 @@ struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 	if (ret)
 		return ERR_PTR(ret);
 	ret = -ENOMEM;
-	q = kzalloc(sizeof(*q), gfp);
+	q = kmem_cache_zalloc(kwq_queue_cache, gfp);
 	if (!q)
 		goto err_uncharge;
 	ret = -EINVAL;
@@ -87,7 +114,7 @@ err_free_keys:
 err_free_delay:
 	kwq_delay_destroy(q);
 err_free:
-	kfree(q);
+	kmem_cache_free(kwq_queue_cache, q);
 err_uncharge:
 	wq_quota_uncharge_queue(owner);
 	return ERR_PTR(ret);
@@ -106,7 +133,7 @@ static void kwq_queue_release(struct kref *ref)
 	xa_destroy(&q->holders);
 	wq_quota_uncharge_queue(q->owner);
 	wq_quota_put(q->owner);
-	kfree(q);
+	kmem_cache_free(kwq_queue_cache, q);
 }
 
 /**

@@ -432,6 +432,8 @@ static inline ktime_t kwq_time_after(ktime_t t, u64 ns)
  */
 #define KWQ_GET_PROBE		BIT(2)
 
+int kwq_queue_cache_init(void);
+void kwq_queue_cache_exit(void);
 struct kwq *kwq_queue_alloc(u32 max_items, u32 max_tracked,
 			    const struct wq_limiter *limiter,
 			    struct wq_user *owner, gfp_t gfp);

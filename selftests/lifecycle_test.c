@@ -6,6 +6,7 @@
  * drain: lifecycle_shutdown_test.c.
  */
 #include "wq_test_util.h"
+#include "wq_test_files.h"
 #include "wq_test_ioctl.h"
 
 WQT_FIXTURE(life);
@@ -113,6 +114,56 @@ TEST_F(life, queue_outlives_handles)
 	EXPECT_GET(fd, "one");
 	EXPECT_GET(fd, "two");
 	ASSERT_EQ(-EAGAIN, wq_get(fd, buf, sizeof(buf), 0));
+}
+
+/* The size of the objects of slab cache @cache (/proc/slabinfo), or -1. */
+static long slab_objsize(const char *cache)
+{
+	char line[256], name[64];
+	long size = -1, active, num, v;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld %ld %ld", name, &active, &num,
+			   &v) == 4 && !strcmp(name, cache))
+			size = v;
+	fclose(f);
+	return size;
+}
+
+/*
+ * A queue is one object of a cache of its own, about 2.5 KiB: not a
+ * kmalloc-4096 slot, which would cost each queue 1.5 KiB more. Destroyed
+ * with no handle open, it is freed.
+ */
+TEST_F(life, a_queue_is_one_object_of_its_own_cache)
+{
+	char names[3][WQ_NAME_MAX];
+	long before, with, after = -1;
+	int i, fd, tries;
+
+	before = wqt_slab_active("wq_queue");
+	ASSERT_LE(0, before) TH_LOG("no wq_queue in /proc/slabinfo");
+	/* 2,512 bytes; more with the debug kernel's locks and red zones */
+	EXPECT_GT(4096, slab_objsize("wq_queue"));
+	for (i = 0; i < 3; i++) {
+		fd = wqt_create_named(names[i], "size", NULL);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, wq_close(fd));
+	}
+	with = wqt_slab_active("wq_queue");
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, wq_destroy(names[i]));
+	EXPECT_EQ(before + 3, with);
+	for (tries = 0; tries < 50; tries++) {
+		after = wqt_slab_active("wq_queue");
+		if (after == before)
+			break;
+		usleep(100 * 1000);
+	}
+	EXPECT_EQ(before, after);
 }
 
 /* Destroy unlinks the name; open handles keep the old queue working. */
