@@ -327,7 +327,8 @@ int kwq_add_key(struct kwq *q, const void *key, u32 len, u64 *delay_ns,
 
 	while (!(flags & KWQ_ADD_RATE_LIMITED) && !*delay_ns) {
 		spin_lock_irqsave(&q->lock, irqflags);
-		if (q->shutting_down) {	/* as kwq_accept_found_locked(), unallocated */
+		/* as kwq_accept_found_locked(), with nothing allocated */
+		if (q->shutting_down) {
 			spin_unlock_irqrestore(&q->lock, irqflags);
 			kfree(level);
 			return -ESHUTDOWN;

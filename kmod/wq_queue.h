@@ -188,15 +188,15 @@ struct wq_ipc;
  * @link: q->fifo while QUEUED; holder->held while PROCESSING with a holder;
  *	q->idle while not held but with @failures; q->orphans while ORPHAN
  *	(unused while spare: q->spare is an array)
+ * @run: q->running while PROCESSING (in get order, oldest first); its
+ *	level's FIFO while QUEUED on a priority queue (wq_ready.h)
  * @wait: ready time and heap position while WAITING
  * @flags: KWQ_ITEM_*, the count of kwq_held handles (KWQ_ITEM_PINS) and
  *	the holder's id (KWQ_ITEM_HOLDER)
+ * @failures: rate-limiter failures since the last Forget (NumRequeues)
  * @gen: when the key was last handed out (q->gen_seq), for
  *	kwq_queue_unget() and kwq_queue_done_held(): unique per queue, it
  *	names the take and thereby its holder or handle
- * @failures: rate-limiter failures since the last Forget (NumRequeues)
- * @run: q->running while PROCESSING (in get order, oldest first); its
- *	level's FIFO while QUEUED on a priority queue (wq_ready.h)
  * @start_ns: when the key was handed out, while PROCESSING; when it became
  *	ready, while QUEUED on a priority queue with starve_ns
  * @dirty_ns: when the key last became pending (the add that made it dirty,
@@ -284,8 +284,9 @@ struct kwq_holder {
  * @spare_head: [L] the slot of @spare the next record given up goes to
  * @nr_spare: [L] records in @spare, at most KWQ_SPARE_MAX
  * @hold_tag: [L] while @hold_tag_known, the memory cgroup a record given
- *	up or taken spare in this hold of @lock is for (wq_record.c): a
- *	batch's hold looks it up once for all its keys
+ *	up or taken spare in this hold of @lock is for (wq_record.c)
+ * @hold_batch: [L] this hold of @lock is a batch's: it looks @hold_tag up
+ *	once for all its keys, at the first that needs it
  * @hold_tag_known: [L] @hold_tag is set, for this hold of @lock only
  * @orphans: [L] records of keys gone that kwq_held handles still name
  *	(wq_record.h), freed when the last is given back or with the queue
@@ -362,6 +363,7 @@ struct kwq {
 	unsigned int spare_head;
 	unsigned int nr_spare;
 	u64 hold_tag;
+	bool hold_batch;
 	bool hold_tag_known;
 	struct list_head orphans;
 	unsigned int nr_tracked;

@@ -57,6 +57,13 @@ static void kwq_record_ready(struct kwq_item *item, u32 len)
  */
 static void kwq_record_init(struct kwq_item *item, u32 len)
 {
+	/* what comes before @wait is all set here and by kwq_record_ready() */
+	static_assert(offsetof(struct kwq_item, wait) ==
+		      sizeof(struct kwq_key) + 2 * sizeof(struct list_head));
+	static_assert(sizeof(struct kwq_key) ==
+		      sizeof(struct hlist_node) + 2 * sizeof(u32) +
+		      KWQ_INLINE_KEY);
+
 	INIT_HLIST_NODE(&item->key.node);
 	item->key.hash = 0;
 	memset_startat(item, 0, wait);
@@ -377,26 +384,40 @@ static u64 kwq_record_spare_tag(void)
 	return tag;
 }
 
-/* kwq_record_spare_tag() of the task in this hold of q->lock. */
-static u64 kwq_record_hold_tag(const struct kwq *q)
+/*
+ * kwq_record_spare_tag() of the task in this hold of q->lock: in a batch's
+ * hold, looked up at the first record that needs it, then kept.
+ */
+static u64 kwq_record_hold_tag(struct kwq *q)
 {
-	return q->hold_tag_known ? q->hold_tag : kwq_record_spare_tag();
+	u64 tag;
+
+	if (q->hold_tag_known)
+		return q->hold_tag;
+	tag = kwq_record_spare_tag();
+	if (q->hold_batch) {
+		q->hold_tag = tag;
+		q->hold_tag_known = true;
+	}
+	return tag;
 }
 
 /**
- * kwq_record_tag_hold_locked() - look up once the memory cgroup that the
- * records this hold of q->lock gives up or takes spare are for
+ * kwq_record_tag_hold_locked() - this hold of q->lock is a batch's: the
+ * memory cgroup the records it gives up or takes spare are for is looked
+ * up once, when the first is
  * @q: the queue (q->lock held; the caller ends the hold's tag with
  *	kwq_record_untag_hold_locked() before it drops the lock)
  *
  * A batch's hold gives up or takes a spare record for each of its keys,
- * all for the same task: one look-up instead of one for each.
+ * all for the same task: one look-up instead of one for each, and none if
+ * no key needs one.
  */
 void kwq_record_tag_hold_locked(struct kwq *q)
 {
 	lockdep_assert_held(&q->lock);
-	q->hold_tag = kwq_record_spare_tag();
-	q->hold_tag_known = true;
+	WARN_ON_ONCE(q->hold_batch || q->hold_tag_known);
+	q->hold_batch = true;
 }
 
 /* Spare records looked at for one of the caller's memory cgroup. */
@@ -409,10 +430,10 @@ void kwq_record_tag_hold_locked(struct kwq *q)
  *
  * The record of a key that went away (q->spare, see wq_record.h): the
  * newest of the last KWQ_SPARE_SCAN given up that was given up in the
- * caller's memory cgroup; cleared
- * as kwq_record_alloc() leaves one: the caller fills in the key and its
- * hash, and either holds it (kwq_record_hold_found_locked()) or gives it
- * back (kwq_record_put_locked()).
+ * caller's memory cgroup; cleared as kwq_record_alloc() leaves a record:
+ * the caller fills in the key and its hash, and either holds it
+ * (kwq_record_hold_found_locked()) or gives it back
+ * (kwq_record_put_locked()).
  *
  * Return: the record, or NULL if none is spare for the caller or the key
  * is too long to live inline.

@@ -115,6 +115,8 @@ void kwq_record_tag_hold_locked(struct kwq *q);
  */
 static inline void kwq_record_untag_hold_locked(struct kwq *q)
 {
+	lockdep_assert_held(&q->lock);
+	q->hold_batch = false;
 	q->hold_tag_known = false;
 }
 
