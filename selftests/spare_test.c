@@ -208,32 +208,6 @@ static int cg_enter(const char *cg)
 	}								\
 } while (0)
 
-/*
- * A full list of spares of a memory cgroup that adds no more (a restarted
- * container's) does not keep the queue from keeping another's: the oldest
- * spare makes room for the newest (it was the newest that was freed).
- */
-TEST_F(spare, a_full_list_makes_room_for_another_cgroup)
-{
-	char *a = self->cg[0], *b = self->cg[1], key[16];
-
-	make_cgroups(_metadata, self);
-
-	ASSERT_EQ(0, cg_enter(a));
-	cycle(_metadata, self->fd, 0, 4 * SPARE_MAX);	/* 64 spares of a */
-	ASSERT_EQ(0, cg_enter(b));
-	key_of(key, 5000);
-	arm(_metadata, self->fs.nth_fd);	/* none of b's yet */
-	EXPECT_EQ(-ENOMEM, wq_add(self->fd, key, 8));
-	EXPECT_FALSE(disarm(_metadata, self->fs.nth_fd));
-	cycle(_metadata, self->fd, 5000, 5001);	/* its record stays spare */
-	key_of(key, 5001);
-	arm(_metadata, self->fs.nth_fd);
-	EXPECT_EQ(0, wq_add(self->fd, key, 8));
-	EXPECT_TRUE(disarm(_metadata, self->fs.nth_fd));
-	EXPECT_EQ(1, wq_len(self->fd));
-}
-
 /* Add @key (of key_of(@i)) in cgroup @cg: allocating (-ENOMEM armed) or not. */
 static void add_in(struct __test_metadata *_metadata, struct wqt_failslab *fs,
 		   int fd, const char *cg, int i, bool allocates)
@@ -245,6 +219,25 @@ static void add_in(struct __test_metadata *_metadata, struct wqt_failslab *fs,
 	arm(_metadata, fs->nth_fd);
 	EXPECT_EQ(allocates ? -ENOMEM : 0, wq_add(fd, key, 8)) TH_LOG("key %d", i);
 	EXPECT_EQ(!allocates, disarm(_metadata, fs->nth_fd)) TH_LOG("key %d", i);
+}
+
+/*
+ * A full list of spares of a memory cgroup that adds no more (a restarted
+ * container's) does not keep the queue from keeping another's: the oldest
+ * spare makes room for the newest (it was the newest that was freed).
+ */
+TEST_F(spare, a_full_list_makes_room_for_another_cgroup)
+{
+	char *a = self->cg[0], *b = self->cg[1];
+
+	make_cgroups(_metadata, self);
+
+	ASSERT_EQ(0, cg_enter(a));
+	cycle(_metadata, self->fd, 0, 4 * SPARE_MAX);	/* 64 spares of a */
+	add_in(_metadata, &self->fs, self->fd, b, 5000, true);	/* none of b's */
+	cycle(_metadata, self->fd, 5000, 5001);	/* its record stays spare */
+	add_in(_metadata, &self->fs, self->fd, b, 5001, false);
+	EXPECT_EQ(1, wq_len(self->fd));
 }
 
 /*
