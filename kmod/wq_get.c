@@ -112,6 +112,7 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 {
 	unsigned int state = (flags & KWQ_GET_KILLABLE) ? TASK_KILLABLE :
 							    TASK_INTERRUPTIBLE;
+	unsigned int counted = t->n;	/* in: the most it takes */
 	unsigned long irqflags;
 	int ret;
 
@@ -130,18 +131,17 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 		if (!ret)
 			goto out;	/* no wake-up was used */
 		if (ret == -EAGAIN)
-			ret = kwq_wait(q, &q->getters, true, deadline, state,
-				       kwq_take_cond, t);
+			ret = kwq_wait(q, &q->getters, true, &counted,
+				       deadline, state, kwq_take_cond, t);
 		/*
-		 * An exclusive waiter may have been woken for a key it did
-		 * not take (it left without one, or took another it had
-		 * found first): while keys are queued it passes the wake-up
+		 * An exclusive waiter may have been woken for keys it did
+		 * not take (it left without them, or took fewer than it was
+		 * counted for): while keys are queued it passes the wake-up
 		 * on, so no key is stranded while other consumers sleep.
 		 */
-		if (ret != -ESHUTDOWN && READ_ONCE(q->nr_queued) &&
-		    !(ret == -EMSGSIZE && (flags & KWQ_GET_PROBE)) &&
-		    wq_has_sleeper(&q->getters))
-			wake_up(&q->getters);
+		if (ret != -ESHUTDOWN &&
+		    !(ret == -EMSGSIZE && (flags & KWQ_GET_PROBE)))
+			kwq_getter_pass_on(q, counted, ret ? 0 : t->taken);
 	}
 out:
 	/* the transition into EPOLLHUP: edge-triggered pollers see it */

@@ -68,8 +68,9 @@
  *   nothing (the trace ring buffer is lockless); the metrics snapshot and
  *   the debugfs listing (under wq_registry_lock) take q->lock once per
  *   queue.
- * - Consumers sleep on q->getters (exclusive: n new keys wake n
- *   consumers, after q->lock is dropped; shutdown wakes all); producers
+ * - Consumers sleep on q->getters (exclusive: n new keys wake consumers
+ *   for n keys, a batch Get counted for as many as it asks, after
+ *   q->lock is dropped; shutdown wakes all); producers
  *   waiting for room on q->producers (exclusive: n freed slots wake n,
  *   after q->lock is dropped; shutdown wakes all); drain waiters on
  *   q->drainers. Pollers wait on q->getters and q->producers (not
@@ -311,6 +312,8 @@ struct kwq_holder {
  *	2^64 (unfinished work = nr_processing * now - @start_sum)
  * @metrics: [L] the counters and histograms only the metrics read
  * @getters: consumers waiting for a key, and pollers (EPOLLIN, EPOLLHUP)
+ * @wake_keys: [@getters' lock] while kwq_wake_getters() wakes consumers,
+ *	the keys it has found none for yet; 0 otherwise (wq_wait.c)
  * @producers: producers waiting for room (kwq_queue_wait_room()), and
  *	pollers (EPOLLOUT)
  * @drainers: drain waiters
@@ -383,6 +386,7 @@ struct kwq {
 	u64 start_sum;
 	struct kwq_metrics metrics;
 	wait_queue_head_t getters;
+	unsigned int wake_keys;
 	wait_queue_head_t producers;
 	wait_queue_head_t drainers;
 
@@ -510,10 +514,13 @@ unsigned int kwq_queue_discard(struct kwq *q);
 /* A wait condition: -EAGAIN to keep waiting, anything else to stop. */
 typedef int (*kwq_cond_fn)(struct kwq *q, void *arg);
 int kwq_wait(struct kwq *q, struct wait_queue_head *wqh, bool exclusive,
-	     ktime_t deadline, unsigned int state, kwq_cond_fn cond,
-	     void *arg);
+	     unsigned int *counted, ktime_t deadline, unsigned int state,
+	     kwq_cond_fn cond, void *arg);
 
 void kwq_wake_getters(struct kwq *q, unsigned int n);
+int kwq_getter_woken(struct kwq *q, unsigned int want, unsigned int *counted);
+void kwq_getter_pass_on(struct kwq *q, unsigned int counted,
+			unsigned int taken);
 void kwq_wake_producers(struct kwq *q, unsigned int n);
 
 /**

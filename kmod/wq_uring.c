@@ -107,6 +107,8 @@ enum {
  * @owner: the files of the process that submitted it (flush)
  * @state: WQ_PARK_*
  * @woken: its last wake-up came from the queue (it is owed a try)
+ * @counted: the keys that wake-up counted it for, on q->getters
+ *	(kwq_getter_woken()): one that takes fewer passes the wake-up on
  * @cancel: a cancel came while it was off @wqh (@wqh's lock)
  * @abort: that cancel was io_uring's or an exiting task's: no try
  * @timedout: its deadline passed while it was off @wqh (@wqh's lock)
@@ -130,6 +132,7 @@ struct wq_park {
 	fl_owner_t owner;
 	atomic_t state;
 	bool woken;
+	unsigned int counted;
 	bool cancel;
 	bool abort;
 	bool timedout;
@@ -214,19 +217,49 @@ static bool wq_park_claim(struct wq_park *p, int end, bool hard)
 	return claimed;
 }
 
-/* The wake function of a parked command: off the queue, its task work. */
+/* The most keys a parked Get takes after its wait (kwq_getter_woken()). */
+static unsigned int wq_park_want(const struct wq_park *p)
+{
+	switch (p->op->cmd) {
+	case WQ_IOC_GET_BATCH:
+		return min_t(u32, p->buf.batch.count, KWQ_BATCH);
+	case WQ_IOC_DONE_GET_BATCH:
+		return min_t(u32, p->buf.done_get_batch.get.count, KWQ_BATCH);
+	default:
+		return 1;
+	}
+}
+
+/* The keys a parked Get's try that returned @ret >= 0 took. */
+static unsigned int wq_park_taken(const struct wq_park *p, long ret)
+{
+	if (p->op->cmd == WQ_IOC_GET_BATCH ||
+	    p->op->cmd == WQ_IOC_DONE_GET_BATCH)
+		return ret;
+	return 1;
+}
+
+/*
+ * The wake function of a parked command: off the queue, its task work.
+ * A Get's wake-up counts it for as many keys as it takes.
+ */
 static int wq_park_wake(struct wait_queue_entry *wait, unsigned int mode,
 			int sync, void *key)
 {
 	struct wq_park *p = container_of(wait, struct wq_park, wait);
+	struct kwq *q = p->h->q;
+	int ret = 1;
 
 	if (atomic_read(&p->state) != WQ_PARK_WAITING)
 		return 0;
 	list_del_init(&wait->entry);
 	atomic_set(&p->state, WQ_PARK_RUN);
 	p->woken = true;
+	if (p->wqh == &q->getters)
+		ret = kwq_getter_woken(q, wq_park_want(p), &p->counted);
+	/* its task work may run and free it at once: nothing of it after */
 	wq_park_queue(p);
-	return 1;
+	return ret;
 }
 
 static enum hrtimer_restart wq_park_deadline(struct hrtimer *t)
@@ -371,8 +404,15 @@ static void wq_park_run(struct io_uring_cmd *cmd, unsigned int issue_flags,
 
 		ret = p->op->fn(p->h, p->h->q, &b, NULL);
 		/* a try that took nothing passes its wake-up on, below */
-		if (ret >= 0 || ret == -EAGAIN || ret == -ESHUTDOWN)
+		if (ret == -EAGAIN || ret == -ESHUTDOWN)
 			p->woken = false;
+		/* a Get that took keys, if fewer than it was counted for */
+		if (ret >= 0 && p->woken) {
+			p->woken = false;
+			if (p->wqh == &p->h->q->getters)
+				kwq_getter_pass_on(p->h->q, p->counted,
+						   wq_park_taken(p, ret));
+		}
 		if (ret == -EAGAIN && !p->end) {
 			if (wq_park_wait(p))
 				return;

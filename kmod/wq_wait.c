@@ -19,9 +19,15 @@
 #include "wq_trace.h"
 
 /**
- * kwq_wake_getters() - wake a consumer for each of @n keys just queued
+ * kwq_wake_getters() - wake consumers for @n keys just queued
  * @q: the queue
  * @n: keys queued since q->lock was taken (q->nr_queued grew by that)
+ *
+ * Exclusive waiters are woken in order until those woken take @n keys
+ * between them: a Get counts for one, a batch for as many as it asks
+ * (kwq_getter_woken()), so that a batch of 64 keys wakes one consumer of
+ * 64, not every consumer. One that takes fewer than it was counted for
+ * passes the wake-up on (kwq_queue_take(), the parked commands).
  *
  * Called after q->lock is dropped: no wake-up is lost, because a consumer
  * is on q->getters before it looks at q->nr_queued under q->lock (see
@@ -34,9 +40,77 @@
  */
 void kwq_wake_getters(struct kwq *q, unsigned int n)
 {
-	if (n && wq_has_sleeper(&q->getters))
-		__wake_up(&q->getters, TASK_NORMAL, min_t(unsigned int, n, INT_MAX),
-			  poll_to_key(EPOLLIN | EPOLLRDNORM));
+	unsigned long flags;
+
+	if (!n || !wq_has_sleeper(&q->getters))
+		return;
+	spin_lock_irqsave(&q->getters.lock, flags);
+	q->wake_keys = n;
+	__wake_up_locked_key(&q->getters, TASK_NORMAL,
+			     poll_to_key(EPOLLIN | EPOLLRDNORM));
+	q->wake_keys = 0;
+	spin_unlock_irqrestore(&q->getters.lock, flags);
+}
+
+/**
+ * kwq_getter_woken() - count a consumer just woken against the keys of the
+ * wake-up
+ * @q: the queue (q->getters' lock held: called by a wake function)
+ * @want: the most keys it takes: 1 for a Get, its count for a batch
+ * @counted: out: the keys it is counted for, 0 for a wake-up that is not
+ *	kwq_wake_getters()'s (a pass-on, a shutdown): a consumer that takes
+ *	fewer passes the wake-up on while keys are queued
+ *
+ * Return: what the wake function of the exclusive waiter it woke returns:
+ * 0 (wake the next) while kwq_wake_getters() has keys no woken consumer
+ * is counted for, 1 (the last to wake) once it has none; 1 for any other
+ * wake-up, which wakes as many waiters as it asks.
+ */
+int kwq_getter_woken(struct kwq *q, unsigned int want, unsigned int *counted)
+{
+	unsigned int left = q->wake_keys;
+
+	lockdep_assert_held(&q->getters.lock);
+	*counted = min(left, want);
+	if (!left)
+		return 1;
+	q->wake_keys = left - *counted;
+	return !q->wake_keys;
+}
+
+/**
+ * kwq_getter_pass_on() - after a woken consumer's take, wake another if
+ * keys may be left that nobody woken is counted for
+ * @q: the queue
+ * @counted: the keys its wake-up counted it for (kwq_getter_woken())
+ * @taken: the keys it took
+ *
+ * Context: any context; not under q->lock.
+ */
+void kwq_getter_pass_on(struct kwq *q, unsigned int counted,
+			unsigned int taken)
+{
+	if ((!counted || taken < counted) && READ_ONCE(q->nr_queued) &&
+	    !READ_ONCE(q->discarded) && wq_has_sleeper(&q->getters))
+		wake_up(&q->getters);
+}
+
+/* A consumer's wait entry: counted for @want keys (kwq_getter_woken()). */
+struct kwq_getter {
+	struct wait_queue_entry wait;
+	struct kwq *q;
+	unsigned int want;
+	unsigned int counted;
+};
+
+static int kwq_getter_wake(struct wait_queue_entry *wait, unsigned int mode,
+			   int sync, void *key)
+{
+	struct kwq_getter *g = container_of(wait, struct kwq_getter, wait);
+
+	if (!autoremove_wake_function(wait, mode, sync, key))
+		return 0;	/* already awake: wake another */
+	return kwq_getter_woken(g->q, g->want, &g->counted);
 }
 
 /**
@@ -65,6 +139,9 @@ void kwq_wake_producers(struct kwq *q, unsigned int n)
  * @q: the queue
  * @wqh: the wait queue to sleep on
  * @exclusive: an exclusive waiter (one wake-up wakes one)
+ * @counted: on q->getters: in, the most keys the waiter takes
+ *	(1..KWQ_BATCH); out, how many its last wake-up counted it for
+ *	(kwq_getter_woken()), 0 if none did. Else NULL
  * @deadline: absolute CLOCK_MONOTONIC time to give up, or KTIME_MAX
  * @state: TASK_INTERRUPTIBLE or TASK_KILLABLE
  * @cond: called under q->lock; -EAGAIN to keep waiting
@@ -78,18 +155,28 @@ void kwq_wake_producers(struct kwq *q, unsigned int n)
  * Return: what @cond returned, -ETIMEDOUT, or -ERESTARTSYS on a signal.
  */
 int kwq_wait(struct kwq *q, struct wait_queue_head *wqh, bool exclusive,
-	     ktime_t deadline, unsigned int state, kwq_cond_fn cond,
-	     void *arg)
+	     unsigned int *counted, ktime_t deadline, unsigned int state,
+	     kwq_cond_fn cond, void *arg)
 {
+	struct kwq_getter g = {
+		.wait = {
+			.private = current,
+			.func = counted ? kwq_getter_wake :
+					  autoremove_wake_function,
+			.entry = LIST_HEAD_INIT(g.wait.entry),
+		},
+		.q = q,
+		.want = counted ? *counted : 0,
+	};
+	struct wait_queue_entry *wait = &g.wait;
 	unsigned long flags;
-	DEFINE_WAIT(wait);
 	int ret;
 
 	for (;;) {
 		if (exclusive)
-			prepare_to_wait_exclusive(wqh, &wait, state);
+			prepare_to_wait_exclusive(wqh, wait, state);
 		else
-			prepare_to_wait(wqh, &wait, state);
+			prepare_to_wait(wqh, wait, state);
 
 		spin_lock_irqsave(&q->lock, flags);
 		ret = cond(q, arg);
@@ -112,7 +199,16 @@ int kwq_wait(struct kwq *q, struct wait_queue_head *wqh, bool exclusive,
 					       HRTIMER_MODE_ABS,
 					       CLOCK_MONOTONIC);
 	}
-	finish_wait(wqh, &wait);
+	if (!counted) {
+		finish_wait(wqh, wait);
+		return ret;
+	}
+	/* under the lock its waker wrote g.counted with */
+	__set_current_state(TASK_RUNNING);
+	spin_lock_irqsave(&wqh->lock, flags);
+	list_del_init(&wait->entry);
+	*counted = g.counted;
+	spin_unlock_irqrestore(&wqh->lock, flags);
 	return ret;
 }
 
@@ -175,8 +271,8 @@ int kwq_queue_wait_room(struct kwq *q, ktime_t deadline)
 	int ret;
 
 	might_sleep();
-	ret = kwq_wait(q, &q->producers, true, deadline, TASK_INTERRUPTIBLE,
-		       kwq_room_cond, NULL);
+	ret = kwq_wait(q, &q->producers, true, NULL, deadline,
+		       TASK_INTERRUPTIBLE, kwq_room_cond, NULL);
 	if (ret && ret != -ESHUTDOWN &&
 	    READ_ONCE(q->nr_held) < q->max_items)
 		kwq_wake_producers(q, 1);
@@ -282,8 +378,8 @@ int kwq_queue_drain(struct kwq *q, ktime_t deadline)
 	wake_up_all(&q->producers);
 	kwq_delay_drop_all(q);
 
-	ret = kwq_wait(q, &q->drainers, false, deadline, TASK_INTERRUPTIBLE,
-		       kwq_drained_cond, &d);
+	ret = kwq_wait(q, &q->drainers, false, NULL, deadline,
+		       TASK_INTERRUPTIBLE, kwq_drained_cond, &d);
 	if (ret == -ERESTARTSYS)
 		ret = -EINTR;	/* never restarted: see above */
 
