@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -184,8 +185,8 @@ static void *consumer(void *arg)
 	return NULL;
 }
 
-/* Keys per second of one run. */
-static long last_gets;
+/* Keys per second of one run; its gets and context switches, after it. */
+static long last_gets, last_nvcsw, last_nivcsw;
 
 static double run_pc(const char *name, struct cq *cq, int np, int nc,
 		     bool batch, long total)
@@ -196,9 +197,11 @@ static double run_pc(const char *name, struct cq *cq, int np, int nc,
 		.name = name, .cq = cq, .producers = np, .consumers = nc,
 		.batch = batch, .total = total / np * np,
 	};
+	struct rusage ru0, ru1;
 	long long t0;
 	int i, n = np + nc;
 
+	getrusage(RUSAGE_SELF, &ru0);
 	pthread_barrier_init(&r.go, NULL, (unsigned int)n + 1);
 	/* thread i on CPU i modulo the CPUs: 1P+1C on two, 2P+2C two a CPU */
 	for (i = 0; i < n; i++) {
@@ -215,6 +218,9 @@ static double run_pc(const char *name, struct cq *cq, int np, int nc,
 		pthread_join(th[i], NULL);
 	pthread_barrier_destroy(&r.go);
 	last_gets = atomic_load(&r.gets);
+	getrusage(RUSAGE_SELF, &ru1);
+	last_nvcsw = ru1.ru_nvcsw - ru0.ru_nvcsw;
+	last_nivcsw = ru1.ru_nivcsw - ru0.ru_nivcsw;
 	return (double)r.total * 1e9 / (double)(r.t_end - t0);
 }
 
@@ -241,13 +247,22 @@ static void fig_batch(void)
 			printf("R batch_wq_1p1c_keys_s %.0f\n", v);
 			printf("P batch_keys_per_get %.1f\n",
 			       (double)total / (double)(last_gets ?: 1));
+			printf("P batch_switches_per_kkey %.1f\n",
+			       (double)last_nvcsw * 1000 / (double)total);
 		}
 		wq_close(fd);
 		wq_destroy(name);
 		fd = new_queue(1 << 20, name);
 		v = run_pc(name, NULL, 2, 2, true, total);
-		if (i >= 0)
+		if (i >= 0) {
 			printf("R batch_wq_2p2c_keys_s %.0f\n", v);
+			printf("P batch_2p2c_keys_per_get %.1f\n",
+			       (double)total / (double)(last_gets ?: 1));
+			printf("P batch_2p2c_switches_per_kkey %.1f\n",
+			       (double)last_nvcsw * 1000 / (double)total);
+			printf("P batch_2p2c_preemptions_per_kkey %.1f\n",
+			       (double)last_nivcsw * 1000 / (double)total);
+		}
 		wq_close(fd);
 		wq_destroy(name);
 		cq_init(&cq);
