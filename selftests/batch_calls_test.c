@@ -7,9 +7,8 @@
  * only for the first key, takes keys in FIFO order up to n and as many as
  * fit in the buffer (packed, keys[] pointing into it), -EMSGSIZE when the
  * first does not fit; call-level errors (n == 0 or n > WQ_BATCH_MAX:
- * -EINVAL, -EFAULT, -EBADF) change nothing; a batch of keys queued at
- * once wakes as many blocked consumers, a batch consumer counted for as
- * many keys as it asks; long keys and calls of more than
+ * -EINVAL, -EFAULT, -EBADF) change nothing (whom a batch of keys wakes:
+ * wake_test.c); long keys and calls of more than
  * 64 entries cross the kernel's chunks whole, in order, each result in
  * its place; keys next to each other in memory, read in one copy, still
  * fault one by one.
@@ -351,100 +350,6 @@ TEST_F(bc, get_waits_for_first_only)
 		total += n;
 	EXPECT_EQ(3, total);
 	EXPECT_STATS(self->fd, STAT(processing, 3), STAT(queued, 0));
-}
-
-/* A batch of three keys wakes three blocked consumers: none left asleep. */
-TEST_F(bc, batch_wakes_as_many_consumers)
-{
-	struct iovec keys[] = { IOV("a"), IOV("b"), IOV("c") };
-	struct wqt_job j[4];
-	int i, woken = 0;
-
-	for (i = 0; i < 4; i++) {
-		ASSERT_EQ(0, wqt_job_start(&j[i], wqt_call_get, self->fd, -1));
-		ASSERT_TRUE(wqt_job_asleep(&j[i]));
-	}
-	ASSERT_EQ(3, wq_add_batch(self->fd, keys, 3, NULL));
-	EXPECT_LT(0, WAIT_STAT(self->fd, processing, 3))
-		TH_LOG("a key stayed queued while consumers slept");
-	for (int64_t end = wqt_now_ms() + UPPER_MS; wqt_now_ms() < end;) {
-		for (woken = 0, i = 0; i < 4; i++)
-			woken += wqt_job_returned(&j[i]);
-		if (woken >= 3)
-			break;
-		wqt_sleep_ms(2);
-	}
-	wqt_sleep_ms(100);	/* the fourth has nothing to take */
-	for (woken = 0, i = 0; i < 4; i++)
-		woken += wqt_job_returned(&j[i]);
-	EXPECT_EQ(3, woken);
-	ASSERT_EQ(0, wq_shutdown(self->fd));
-	for (i = 0; i < 4; i++)
-		ASSERT_TRUE(wqt_job_wait(&j[i], UPPER_MS));
-}
-
-static long call_get_batch2(struct wqt_job *j)
-{
-	static char bufs[3][64];
-	struct iovec got[2];
-	int slot = j->key[0] - '0';
-
-	return wq_get_batch(j->fd, bufs[slot], sizeof(bufs[slot]), got, 2,
-			    j->timeout_ms);
-}
-
-/* The voluntary context switches of thread @tid so far, or -1. */
-static long thread_switches(int tid)
-{
-	char path[64], line[128];
-	long n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
-/*
- * A batch consumer is woken for as many keys as it asks: three keys wake
- * the first two of three consumers of two keys each, and the third is not
- * woken at all (it would find nothing and sleep again), not even by a
- * pass-on. A fourth key then wakes it.
- */
-TEST_F(bc, batch_consumer_counts_for_its_count)
-{
-	struct iovec keys[] = { IOV("a"), IOV("b"), IOV("c") };
-	struct wqt_job j[3];
-	long sw;
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		snprintf(j[i].key, sizeof(j[i].key), "%d", i);
-		ASSERT_EQ(0, wqt_job_start(&j[i], call_get_batch2, self->fd,
-					   -1));
-		ASSERT_TRUE(wqt_job_asleep(&j[i]));
-		ASSERT_FALSE(wqt_job_returned(&j[i]));
-	}
-	sw = thread_switches(atomic_load(&j[2].tid));
-	ASSERT_LE(0, sw);
-	ASSERT_EQ(3, wq_add_batch(self->fd, keys, 3, NULL));
-	ASSERT_TRUE(wqt_job_wait(&j[0], UPPER_MS));
-	ASSERT_TRUE(wqt_job_wait(&j[1], UPPER_MS));
-	EXPECT_EQ(3, j[0].ret + j[1].ret);
-	wqt_sleep_ms(100);
-	EXPECT_FALSE(wqt_job_returned(&j[2]));
-	EXPECT_EQ(sw, thread_switches(atomic_load(&j[2].tid)))
-		TH_LOG("the third consumer was woken for nothing");
-	ASSERT_EQ(0, ADD(self->fd, "d"));
-	ASSERT_TRUE(wqt_job_wait(&j[2], UPPER_MS));
-	EXPECT_EQ(1, j[2].ret);
-	EXPECT_STATS(self->fd, STAT(processing, 4), STAT(queued, 0));
 }
 
 /* Done of good and bad keys: each its own result. */

@@ -6,9 +6,8 @@
  * racing an add or gets as they park (no key lost or handed out twice);
  * a close ends the closing process's commands only; DONE_GET(_BATCH) on
  * the ring; teardown racing adds; a woken add beaten to the room; a
- * DEFER_TASKRUN ring; deadlines passing as a get parks; a woken get whose
- * try takes nothing, or a batch that takes fewer keys than it was woken
- * for, passes its wake-up on (ring and ioctl).
+ * DEFER_TASKRUN ring; deadlines passing as a get parks. Whom a wake-up
+ * wakes, and its pass-on: wake_test.c.
  */
 #include "wq_test_util.h"
 #include "wq_test_jobs.h"
@@ -525,129 +524,6 @@ TEST_F_TIMEOUT(many, cancel_all_racing_gets_as_they_park, 300)
 	ASSERT_EQ(0, ADD(self->fd, "k"));
 	EXPECT_GET(self->fd, "k");
 	ASSERT_EQ(0, DONE(self->fd, "k"));
-}
-
-/* Whether the blocked get bg returns; if not, a shutdown ends it. */
-static bool bg_woken(struct wqt_bg *bg, int fd)
-{
-	if (wqt_bg_wait(bg, UPPER_MS))
-		return true;
-	wq_shutdown(fd);
-	wqt_bg_join(bg);
-	return false;
-}
-
-/*
- * A parked get first in line with a buffer too small for the key it is
- * woken for (-EMSGSIZE, nothing taken) passes the wake-up on: the
- * blocked WQ_IOC_GET behind it gets the key.
- */
-TEST_F_TIMEOUT(many, a_woken_get_that_fails_passes_its_wake_up_on, 60)
-{
-	static char small[4], key[101];
-	struct wqt_bg bg;
-	struct wqt_cqe c;
-
-	PREP_GET(&self->ring, self->fd, small, sizeof(small), 1);
-	SUBMIT(&self->ring, 1);
-	ASSERT_TRUE(wqt_parked(0, 1));
-	/* no time limit: a get's own deadline would take the key too */
-	ASSERT_EQ(0, wqt_bg_start(&bg, WQT_GET, self->fd, -1));
-	ASSERT_TRUE(wqt_parked(0, 2));
-	memset(key, 'x', sizeof(key) - 1);
-	ASSERT_EQ(0, ADD(self->fd, key));
-	wqt_reap(&self->ring, UPPER_MS, &c);
-	EXPECT_EQ(-EMSGSIZE, c.res);
-	ASSERT_TRUE(bg_woken(&bg, self->fd)) TH_LOG("the blocked get slept on");
-	EXPECT_EQ(100, bg.ret);
-	EXPECT_STREQ(key, bg.buf);
-	ASSERT_EQ(0, DONE(self->fd, key));
-	EXPECT_QUEUE_EMPTY(self->fd);
-}
-
-/* A blocking wq_get into 200 bytes, more than the module's probe takes. */
-static long get_small(struct wqt_job *j)
-{
-	static char buf[200];
-
-	return wq_get(j->fd, buf, sizeof(buf), -1);
-}
-
-/* The ioctl twin: the first get's buffer beyond the probe's, below the key. */
-TEST_F_TIMEOUT(many, an_ioctl_get_that_fails_passes_its_wake_up_on, 60)
-{
-	static char key[301];
-	struct wqt_job g;
-	struct wqt_bg bg;
-
-	ASSERT_EQ(0, wqt_job_start(&g, get_small, self->fd, -1));
-	ASSERT_TRUE(wqt_parked(0, 1));
-	ASSERT_EQ(0, wqt_bg_start(&bg, WQT_GET, self->fd, -1));
-	ASSERT_TRUE(wqt_parked(0, 2));
-	memset(key, 'y', sizeof(key) - 1);
-	ASSERT_EQ(0, ADD(self->fd, key));
-	ASSERT_TRUE(wqt_job_wait(&g, UPPER_MS)) TH_LOG("the first get slept on");
-	EXPECT_EQ(-EMSGSIZE, g.ret);
-	ASSERT_TRUE(bg_woken(&bg, self->fd)) TH_LOG("the second get slept on");
-	EXPECT_EQ(300, bg.ret);
-	ASSERT_EQ(0, DONE(self->fd, key));
-}
-
-/*
- * A batch get first in line is counted for all the keys of an add it may
- * take (two here), so the get behind it is not woken with it; when its
- * buffer holds only one, it passes the wake-up on and the get behind
- * takes the other (ring, then the ioctl twin).
- */
-TEST_F_TIMEOUT(many, a_batch_that_takes_fewer_passes_its_wake_up_on, 60)
-{
-	static char small[3];	/* room for one key of two bytes */
-	static struct iovec got[8];
-	struct iovec keys[] = { { "k1", 2 }, { "k2", 2 } };
-	struct wqt_bg bg;
-	struct wqt_cqe c;
-
-	wq_prep_get_batch(wqt_sqe(&self->ring, 1), self->fd, small,
-			  sizeof(small), got, 8);
-	SUBMIT(&self->ring, 1);
-	ASSERT_TRUE(wqt_parked(0, 1));
-	ASSERT_EQ(0, wqt_bg_start(&bg, WQT_GET, self->fd, -1));
-	ASSERT_TRUE(wqt_parked(0, 2));
-	ASSERT_EQ(2, wq_add_batch(self->fd, keys, 2, NULL));
-	wqt_reap(&self->ring, UPPER_MS, &c);
-	EXPECT_EQ(1, c.res);
-	ASSERT_TRUE(bg_woken(&bg, self->fd)) TH_LOG("the blocked get slept on");
-	EXPECT_EQ(2, bg.ret);
-	EXPECT_STREQ("k2", bg.buf);
-	EXPECT_STATS(self->fd, STAT(processing, 2), STAT(queued, 0));
-}
-
-/* A blocking wq_get_batch of 8 keys into room for one. */
-static long get_batch_small(struct wqt_job *j)
-{
-	static char buf[3];
-	static struct iovec got[8];
-
-	return wq_get_batch(j->fd, buf, sizeof(buf), got, 8, -1);
-}
-
-TEST_F_TIMEOUT(many, an_ioctl_batch_that_takes_fewer_passes_its_wake_up_on,
-	       60)
-{
-	struct iovec keys[] = { { "k1", 2 }, { "k2", 2 } };
-	struct wqt_job g;
-	struct wqt_bg bg;
-
-	ASSERT_EQ(0, wqt_job_start(&g, get_batch_small, self->fd, -1));
-	ASSERT_TRUE(wqt_parked(0, 1));
-	ASSERT_EQ(0, wqt_bg_start(&bg, WQT_GET, self->fd, -1));
-	ASSERT_TRUE(wqt_parked(0, 2));
-	ASSERT_EQ(2, wq_add_batch(self->fd, keys, 2, NULL));
-	ASSERT_TRUE(wqt_job_wait(&g, UPPER_MS)) TH_LOG("the batch slept on");
-	EXPECT_EQ(1, g.ret);
-	ASSERT_TRUE(bg_woken(&bg, self->fd)) TH_LOG("the blocked get slept on");
-	EXPECT_EQ(2, bg.ret);
-	EXPECT_STREQ("k2", bg.buf);
 }
 
 TEST_HARNESS_MAIN
