@@ -517,7 +517,21 @@ int kwq_wait(struct kwq *q, struct wait_queue_head *wqh, bool exclusive,
 	     unsigned int *counted, ktime_t deadline, unsigned int state,
 	     kwq_cond_fn cond, void *arg);
 
-void kwq_wake_getters(struct kwq *q, unsigned int n);
+void __kwq_wake_getters(struct kwq *q, unsigned int n);
+
+/**
+ * kwq_wake_getters() - wake consumers for @n keys just queued, if any wait
+ * @q: the queue
+ * @n: keys queued since q->lock was taken
+ *
+ * See __kwq_wake_getters(). Context: any context; not under q->lock.
+ */
+static inline void kwq_wake_getters(struct kwq *q, unsigned int n)
+{
+	if (n && wq_has_sleeper(&q->getters))
+		__kwq_wake_getters(q, n);
+}
+
 int kwq_getter_woken(struct kwq *q, unsigned int want, unsigned int *counted);
 void kwq_getter_pass_on(struct kwq *q, unsigned int counted,
 			unsigned int taken);

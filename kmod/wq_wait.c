@@ -19,7 +19,7 @@
 #include "wq_trace.h"
 
 /**
- * kwq_wake_getters() - wake consumers for @n keys just queued
+ * __kwq_wake_getters() - wake consumers for @n keys just queued
  * @q: the queue
  * @n: keys queued since q->lock was taken (q->nr_queued grew by that)
  *
@@ -36,14 +36,13 @@
  * the one of wq_has_sleeper(). Pollers are woken too (they wait
  * non-exclusively). Nobody waiting costs no lock of the wait queue.
  *
- * Context: any context; not under q->lock.
+ * Context: any context; not under q->lock. kwq_wake_getters() (inline)
+ * calls it only when somebody waits.
  */
-void kwq_wake_getters(struct kwq *q, unsigned int n)
+void __kwq_wake_getters(struct kwq *q, unsigned int n)
 {
 	unsigned long flags;
 
-	if (!n || !wq_has_sleeper(&q->getters))
-		return;
 	spin_lock_irqsave(&q->getters.lock, flags);
 	q->wake_keys = n;
 	__wake_up_locked_key(&q->getters, TASK_NORMAL,
