@@ -371,9 +371,10 @@ static long wq_get_batch(struct wq_handle *h, struct kwq *q,
 	 * The first chunk's part of @keys (and @results), out-only, is
 	 * probed before the wait: an unwritable one fails now, not after its
 	 * keys were taken (they would go back, but a get would have been
-	 * observed). A bad entry past the first chunk, a bad @buf, or @keys
-	 * unmapped meanwhile by another thread are still found at delivery,
-	 * as documented.
+	 * observed); an entry across a writable and an unwritable page may
+	 * be left partly cleared, as the uapi allows. A bad entry past the
+	 * first chunk, a bad @buf, or @keys unmapped meanwhile by another
+	 * thread are still found at delivery, as documented.
 	 */
 	n = min_t(u32, b->count, KWQ_BATCH);
 	ret = -EFAULT;

@@ -508,7 +508,8 @@ struct wq_iov {
  * @count: number of @keys, 1..WQ_BATCH_MAX
  * @keys: user pointer to @count struct wq_iov: ADD and DONE: in; GET: out,
  *	each pointing into @buf (GET may zero entries it does not fill, also
- *	when it fails)
+ *	when it fails; failing with -EFAULT, it may leave them partly
+ *	written)
  * @results: ADD and DONE: user pointer to @count __s32, each key's result
  *	(0 or -errno; with WQ_ADD_OUTCOME an added key's WQ_ADDED_*), or 0
  *	for none; GET: user pointer to @count __s32 that receive each taken
@@ -530,10 +531,10 @@ struct wq_iov {
  * fit in @buf, and
  * returns how many it took (-EMSGSIZE, taking nothing, if the first does
  * not fit). Errors of the call itself (-EINVAL, -EFAULT on @keys or
- * @results, -EBADF) change nothing. The lock of the queue is taken once
- * per chunk of keys, not once per key (twice for a chunk of ADD whose new
- * keys need memory: other callers may add or take keys in between, and
- * the batch keeps its order).
+ * @results, -EBADF) change nothing in the queue. The lock of the queue is
+ * taken once per chunk of keys, not once per key (twice for a chunk of ADD
+ * whose new keys need memory: other callers may add or take keys in
+ * between, and the batch keeps its order).
  *
  * Errors: ADD and DONE: -ENOMEM. GET: those of WQ_IOC_GET (-EMSGSIZE
  * reports no length: a @buf_cap of WQ_KEY_MAX always fits one key). A
