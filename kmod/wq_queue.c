@@ -26,7 +26,11 @@
 /* The last queue id handed out (struct kwq.id): never reused while loaded. */
 static atomic64_t kwq_last_id = ATOMIC64_INIT(0);
 
-/* Queues are 2.5 KiB: a cache of their own, not kmalloc-4096's slots. */
+/*
+ * Queues are 2.5 KiB: a cache of their own, not kmalloc-4096's slots. Not
+ * SLAB_ACCOUNT: /dev/wq's queues are charged by their __GFP_ACCOUNT, the
+ * kernel API's to no memory cgroup.
+ */
 static struct kmem_cache *kwq_queue_cache;
 
 /**
@@ -38,7 +42,7 @@ static struct kmem_cache *kwq_queue_cache;
 int kwq_queue_cache_init(void)
 {
 	kwq_queue_cache = kmem_cache_create("wq_queue", sizeof(struct kwq), 0,
-					    SLAB_ACCOUNT, NULL);
+					    0, NULL);
 	return kwq_queue_cache ? 0 : -ENOMEM;
 }
 
