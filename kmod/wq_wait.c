@@ -81,7 +81,8 @@ int kwq_getter_woken(struct kwq *q, unsigned int want, unsigned int *counted)
  * kwq_getter_pass_on() - after a woken consumer's take, wake another if
  * keys may be left that nobody woken is counted for
  * @q: the queue
- * @counted: the keys its wake-up counted it for (kwq_getter_woken())
+ * @counted: the keys its wake-ups counted it for (kwq_getter_woken()), 0
+ *	for a wake-up of another kind or none
  * @taken: the keys it took
  *
  * Context: any context; not under q->lock.
@@ -94,22 +95,40 @@ void kwq_getter_pass_on(struct kwq *q, unsigned int counted,
 		wake_up(&q->getters);
 }
 
-/* A consumer's wait entry: counted for @want keys (kwq_getter_woken()). */
+/*
+ * A consumer's wait entry: counted for @want keys a wake-up
+ * (kwq_getter_woken()); @counted adds up the wake-ups of one kwq_wait(),
+ * @plain is set by one that counted none. Written under the wait queue's
+ * lock.
+ */
 struct kwq_getter {
 	struct wait_queue_entry wait;
 	struct kwq *q;
 	unsigned int want;
 	unsigned int counted;
+	bool plain;
 };
 
 static int kwq_getter_wake(struct wait_queue_entry *wait, unsigned int mode,
 			   int sync, void *key)
 {
 	struct kwq_getter *g = container_of(wait, struct kwq_getter, wait);
+	unsigned int c;
+	int ret;
 
 	if (!autoremove_wake_function(wait, mode, sync, key))
 		return 0;	/* already awake: wake another */
-	return kwq_getter_woken(g->q, g->want, &g->counted);
+	ret = kwq_getter_woken(g->q, g->want, &c);
+	/*
+	 * Added up, not replaced: the waiter is back on the queue before
+	 * each try, and still on it, not yet running, just after a try that
+	 * took keys, so one try may follow several wake-ups.
+	 */
+	if (!c)
+		g->plain = true;
+	else
+		g->counted = min(g->counted, UINT_MAX - c) + c;
+	return ret;
 }
 
 /**
@@ -139,8 +158,11 @@ void kwq_wake_producers(struct kwq *q, unsigned int n)
  * @wqh: the wait queue to sleep on
  * @exclusive: an exclusive waiter (one wake-up wakes one)
  * @counted: on q->getters: in, the most keys the waiter takes
- *	(1..KWQ_BATCH); out, how many its last wake-up counted it for
- *	(kwq_getter_woken()), 0 if none did. Else NULL
+ *	(1..KWQ_BATCH); out, how many keys its wake-ups counted it for
+ *	between them (kwq_getter_woken()), 0 if none did or one was not
+ *	kwq_wake_getters()'s (its caller then passes the wake-up on while
+ *	keys are left).
+ *	Else NULL
  * @deadline: absolute CLOCK_MONOTONIC time to give up, or KTIME_MAX
  * @state: TASK_INTERRUPTIBLE or TASK_KILLABLE
  * @cond: called under q->lock; -EAGAIN to keep waiting
@@ -206,7 +228,7 @@ int kwq_wait(struct kwq *q, struct wait_queue_head *wqh, bool exclusive,
 	__set_current_state(TASK_RUNNING);
 	spin_lock_irqsave(&wqh->lock, flags);
 	list_del_init(&wait->entry);
-	*counted = g.counted;
+	*counted = g.plain ? 0 : g.counted;
 	spin_unlock_irqrestore(&wqh->lock, flags);
 	return ret;
 }
