@@ -69,7 +69,7 @@
  *   the debugfs listing (under wq_registry_lock) take q->lock once per
  *   queue.
  * - Consumers sleep on q->getters (exclusive: n new keys wake consumers
- *   for n keys, a batch Get counted for as many as it asks, after
+ *   for n keys, a blocking batch Get counted for as many as it asks, after
  *   q->lock is dropped; shutdown wakes all); producers
  *   waiting for room on q->producers (exclusive: n freed slots wake n,
  *   after q->lock is dropped; shutdown wakes all); drain waiters on

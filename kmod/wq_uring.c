@@ -217,19 +217,6 @@ static bool wq_park_claim(struct wq_park *p, int end, bool hard)
 	return claimed;
 }
 
-/* The most keys a parked Get takes after its wait (kwq_getter_woken()). */
-static unsigned int wq_park_want(const struct wq_park *p)
-{
-	switch (p->op->cmd) {
-	case WQ_IOC_GET_BATCH:
-		return min_t(u32, p->buf.batch.count, KWQ_BATCH);
-	case WQ_IOC_DONE_GET_BATCH:
-		return min_t(u32, p->buf.done_get_batch.get.count, KWQ_BATCH);
-	default:
-		return 1;
-	}
-}
-
 /* The keys a parked Get's try that returned @ret >= 0 took. */
 static unsigned int wq_park_taken(const struct wq_park *p, long ret)
 {
@@ -241,7 +228,11 @@ static unsigned int wq_park_taken(const struct wq_park *p, long ret)
 
 /*
  * The wake function of a parked command: off the queue, its task work.
- * A Get's wake-up counts it for as many keys as it takes.
+ * A Get's wake-up counts it for one key, a batch's too: its try runs as
+ * the submitter's task work, which may wait long (a ring with
+ * IORING_SETUP_DEFER_TASKRUN runs it when the task next waits for
+ * completions), and keys it was counted for would wait with it while
+ * other consumers sleep.
  */
 static int wq_park_wake(struct wait_queue_entry *wait, unsigned int mode,
 			int sync, void *key)
@@ -256,7 +247,7 @@ static int wq_park_wake(struct wait_queue_entry *wait, unsigned int mode,
 	atomic_set(&p->state, WQ_PARK_RUN);
 	p->woken = true;
 	if (p->wqh == &q->getters)
-		ret = kwq_getter_woken(q, wq_park_want(p), &p->counted);
+		ret = kwq_getter_woken(q, 1, &p->counted);
 	/* its task work may run and free it at once: nothing of it after */
 	wq_park_queue(p);
 	return ret;

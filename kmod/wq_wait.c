@@ -24,9 +24,10 @@
  * @n: keys queued since q->lock was taken (q->nr_queued grew by that)
  *
  * Exclusive waiters are woken in order until those woken take @n keys
- * between them: a Get counts for one, a batch for as many as it asks
- * (kwq_getter_woken()), so that a batch of 64 keys wakes one consumer of
- * 64, not every consumer. One that takes fewer than it was counted for
+ * between them: a Get counts for one, a blocking batch for as many as it
+ * asks, a parked command on the ring for one (kwq_getter_woken()), so
+ * that a batch of 64 keys wakes one blocked consumer of 64, not every
+ * consumer. One that takes fewer than it was counted for
  * passes the wake-up on (kwq_queue_take(), the parked commands).
  *
  * Called after q->lock is dropped: no wake-up is lost, because a consumer
