@@ -35,10 +35,11 @@
  * kwq_wait()), so it either sees the keys or is woken here; a poller is
  * on it before its barrier and lockless look (wq_poll()), which pairs with
  * the one of wq_has_sleeper(). Pollers are woken too (they wait
- * non-exclusively). Nobody waiting costs no lock of the wait queue.
+ * non-exclusively).
  *
  * Context: any context; not under q->lock. kwq_wake_getters() (inline)
- * calls it only when somebody waits.
+ * calls it only when somebody waits: nobody waiting costs no lock of the
+ * wait queue (a handle once polled stays on it until it is closed).
  */
 void __kwq_wake_getters(struct kwq *q, unsigned int n)
 {
