@@ -103,6 +103,11 @@ check "max_items above the unprivileged ceiling" sh -c "
 check "max_items above max_items_limit" sh -c "
 	! ./wq_as $U '$WQCTL' create 'uc.$$' --max-items $((lim + 1)) 2>'$err' &&
 	grep -q 'max_items_limit ($lim)' '$err'"
+echo 0 >$P/unpriv_max_items
+check "unpriv_max_items 0: no default max_items, said so" sh -c "
+	! '$WQCTL' create 'uc.$$' 2>'$err' &&
+	grep -q 'unpriv_max_items is 0' '$err' && grep -q -- '-EINVAL' '$err'"
+echo "$ceil" >$P/unpriv_max_items
 check "a queue's mode: said so" sh -c "
 	! ./wq_as $U '$WQCTL' len '$q' 2>'$err' && grep -q \"by the queue's mode\" '$err' &&
 	! grep -q 'by the device' '$err'"

@@ -75,6 +75,18 @@ static const char *max_items_text(const struct ctx *c, char *buf, size_t cap)
 	return buf;
 }
 
+/* create without --max-items refused: the default capped at 0, or not. */
+static const char *default_items_text(char *buf, size_t cap)
+{
+	struct wq_modinfo mi;
+
+	if (wq_module_info(&mi) < 0 || mi.default_max_items)
+		return "invalid argument";
+	snprintf(buf, cap, "no default max_items: the module's unpriv_max_items is 0, "
+		 "which caps it (give --max-items)");
+	return buf;
+}
+
 /*
  * An -EACCES from opening /dev/wq itself, not from a queue's mode: the
  * device's own mode (its udev rule) keeps the caller out. Says so.
@@ -136,6 +148,8 @@ static const char *err_text(const struct ctx *c, int err)
 			return "invalid argument (--priority: a priority queue's)";
 		if (is_cmd(c, "create") && has(c, O_MAX_ITEMS))
 			return max_items_text(c, buf, sizeof(buf));
+		if (is_cmd(c, "create"))
+			return default_items_text(buf, sizeof(buf));
 		return "invalid argument";
 	case -EOPNOTSUPP:
 		return "the wq module is too old for this call";
