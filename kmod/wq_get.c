@@ -137,10 +137,13 @@ int kwq_queue_take(struct kwq *q, struct kwq_take *t, ktime_t deadline,
 		 * An exclusive waiter may have been woken for keys it did
 		 * not take (it left without them, or took fewer than it was
 		 * counted for): while keys are queued it passes the wake-up
-		 * on, so no key is stranded while other consumers sleep.
+		 * on, so no key is stranded while other consumers sleep. A
+		 * probe's caller Gets again at once and takes one; if that
+		 * second Get fails, it passes on the one it was counted for.
 		 */
-		if (ret != -ESHUTDOWN &&
-		    !(ret == -EMSGSIZE && (flags & KWQ_GET_PROBE)))
+		if (ret == -EMSGSIZE && (flags & KWQ_GET_PROBE))
+			kwq_getter_pass_on(q, counted, 1);
+		else if (ret != -ESHUTDOWN)
 			kwq_getter_pass_on(q, counted, ret ? 0 : t->taken);
 	}
 out:

@@ -433,8 +433,9 @@ static inline ktime_t kwq_time_after(ktime_t t, u64 ns)
 #define KWQ_GET_NONBLOCK	BIT(0)	/* -EAGAIN instead of waiting */
 /* KWQ_GET_KILLABLE (BIT(1)): see <wq/kwq.h> */
 /*
- * A first try into a small buffer: an -EMSGSIZE passes no wake-up on (the
- * caller tries again at once with room for the key, or passes it on).
+ * A first try into a small buffer: an -EMSGSIZE passes on only wake-ups
+ * beyond the one key the caller's second try, at once with room for it,
+ * takes (or the caller passes that one on).
  */
 #define KWQ_GET_PROBE		BIT(2)
 

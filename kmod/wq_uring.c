@@ -340,7 +340,11 @@ static bool wq_park_wait(struct wq_park *p)
  */
 static void wq_park_pass_on(struct wq_park *p)
 {
-	if (p->woken && wq_park_ready(p))
+	if (!p->woken)
+		return;
+	if (p->wqh == &p->h->q->getters)
+		kwq_getter_pass_on(p->h->q, p->counted, 0);
+	else if (wq_park_ready(p))
 		wake_up(p->wqh);
 }
 

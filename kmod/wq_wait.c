@@ -57,7 +57,8 @@ void __kwq_wake_getters(struct kwq *q, unsigned int n)
  * kwq_getter_woken() - count a consumer just woken against the keys of the
  * wake-up
  * @q: the queue (q->getters' lock held: called by a wake function)
- * @want: the most keys it takes: 1 for a Get, its count for a batch
+ * @want: the most keys it takes: 1 for a Get and a parked command, its
+ *	count for a blocked batch
  * @counted: out: the keys it is counted for, 0 for a wake-up that is not
  *	kwq_wake_getters()'s (a pass-on, a shutdown): a consumer that takes
  *	fewer passes the wake-up on while keys are queued
@@ -80,28 +81,36 @@ int kwq_getter_woken(struct kwq *q, unsigned int want, unsigned int *counted)
 }
 
 /**
- * kwq_getter_pass_on() - after a woken consumer's take, wake another if
- * keys may be left that nobody woken is counted for
+ * kwq_getter_pass_on() - after a woken consumer's take, wake others for
+ * the keys it was counted for and did not take
  * @q: the queue
  * @counted: the keys its wake-ups counted it for (kwq_getter_woken()), 0
  *	for a wake-up of another kind or none
  * @taken: the keys it took
+ *
+ * The others are woken as kwq_wake_getters() wakes them, for those keys
+ * (every queued key after a wake-up of another kind), not one plain
+ * wake-up: a parked command woken so counts for one, and the rest reach
+ * the consumers behind it.
  *
  * Context: any context; not under q->lock.
  */
 void kwq_getter_pass_on(struct kwq *q, unsigned int counted,
 			unsigned int taken)
 {
-	if ((!counted || taken < counted) && READ_ONCE(q->nr_queued) &&
-	    !READ_ONCE(q->discarded) && wq_has_sleeper(&q->getters))
-		wake_up(&q->getters);
+	unsigned int queued = READ_ONCE(q->nr_queued);
+
+	if ((counted && taken >= counted) || !queued ||
+	    READ_ONCE(q->discarded) || !wq_has_sleeper(&q->getters))
+		return;
+	/* counted as a wake-up for the keys, not one plain wake-up */
+	__kwq_wake_getters(q, counted ? min(counted - taken, queued) : queued);
 }
 
 /*
- * A consumer's wait entry: counted for @want keys a wake-up
- * (kwq_getter_woken()); @counted adds up the wake-ups of one kwq_wait(),
- * @plain is set by one that counted none. Written under the wait queue's
- * lock.
+ * A consumer's wait entry. Each wake-up counts it for up to @want keys
+ * (kwq_getter_woken()); @counted adds up those of one kwq_wait(), @plain
+ * is set by one that counted none. Written under the wait queue's lock.
  */
 struct kwq_getter {
 	struct wait_queue_entry wait;

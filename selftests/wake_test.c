@@ -237,4 +237,48 @@ TEST_F_TIMEOUT(wake, an_ioctl_batch_that_takes_fewer_passes_its_wake_up_on,
 	EXPECT_STREQ("k2", bg.buf);
 }
 
+/* A blocking wq_get_batch of 8 keys into room for one key of 100 bytes. */
+static long get_batch_one_long(struct wqt_job *j)
+{
+	static char buf[100];
+	static struct iovec got[8];
+
+	return wq_get_batch(j->fd, buf, sizeof(buf), got, 8, -1);
+}
+
+/*
+ * A batch that takes fewer keys than it was woken for wakes consumers for
+ * every key left, not one: three long keys wake the batch first in line
+ * for all three; it takes one, and the two gets behind it (each trying a
+ * small buffer first, then again with room for the key) take the others.
+ */
+TEST_F_TIMEOUT(wake, a_pass_on_wakes_for_every_key_left, 60)
+{
+	static char k[3][101];
+	struct iovec keys[3];
+	struct wqt_bg a, x;
+	struct wqt_job b;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		memset(k[i], 'a' + i, 100);
+		keys[i] = (struct iovec){ k[i], 100 };
+	}
+	ASSERT_EQ(0, wqt_job_start(&b, get_batch_one_long, self->fd, -1));
+	ASSERT_TRUE(wqt_parked(0, 1));
+	ASSERT_EQ(0, wqt_bg_start(&a, WQT_GET, self->fd, -1));
+	ASSERT_TRUE(wqt_parked(0, 2));
+	ASSERT_EQ(0, wqt_bg_start(&x, WQT_GET, self->fd, -1));
+	ASSERT_TRUE(wqt_parked(0, 3));
+	ASSERT_EQ(3, wq_add_batch(self->fd, keys, 3, NULL));
+	EXPECT_LT(0, WAIT_STAT(self->fd, processing, 3))
+		TH_LOG("a key stayed queued while a consumer slept");
+	ASSERT_TRUE(wqt_job_wait(&b, UPPER_MS));
+	EXPECT_EQ(1, b.ret);
+	EXPECT_TRUE(bg_woken(&a, self->fd));
+	EXPECT_TRUE(bg_woken(&x, self->fd)) TH_LOG("the last get slept on");
+	EXPECT_EQ(100, a.ret);
+	EXPECT_EQ(100, x.ret);
+}
+
 TEST_HARNESS_MAIN
