@@ -272,8 +272,13 @@ func (q *Typed[T]) ShutDownWithDrain() {
 	defer q.draining.Add(-1)
 	c := q.cancels.Load()
 	q.b.Shutdown(0, false)
-	for q.cancels.Load() == c {
+	for {
+		// the channel first: a ShutDown or Done after the checks
+		// below closes it
 		woken := q.wake.wait()
+		if q.cancels.Load() != c {
+			return
+		}
 		qi, ok := q.b.Stat()
 		if !ok || qi.Processing == 0 {
 			return
