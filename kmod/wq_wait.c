@@ -212,6 +212,9 @@ int kwq_wait(struct kwq *q, struct wait_queue_head *wqh, bool exclusive,
 
 		spin_lock_irqsave(&q->lock, flags);
 		ret = cond(q, arg);
+		/* running before any later change: its wake-ups pass it over */
+		if (ret != -EAGAIN)
+			__set_current_state(TASK_RUNNING);
 		spin_unlock_irqrestore(&q->lock, flags);
 		if (ret != -EAGAIN)
 			break;
