@@ -59,9 +59,9 @@ void __kwq_wake_getters(struct kwq *q, unsigned int n)
  * @q: the queue (q->getters' lock held: called by a wake function)
  * @want: the most keys it takes: 1 for a Get and a parked command, its
  *	count for a blocked batch
- * @counted: out: the keys it is counted for, 0 for a wake-up that is not
- *	kwq_wake_getters()'s (a pass-on, a shutdown): a consumer that takes
- *	fewer passes the wake-up on while keys are queued
+ * @counted: out: the keys it is counted for, 0 for a wake-up that counts
+ *	no keys (a shutdown, a plain wake_up()): a consumer that takes fewer
+ *	passes the wake-up on while keys are queued
  *
  * Return: what the wake function of the exclusive waiter it woke returns:
  * 0 (wake the next) while kwq_wake_getters() has keys no woken consumer
